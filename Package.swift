@@ -1,0 +1,32 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "TypedNotifications",
+    // `Synchronization` (Mutex, Atomic) sets the Apple floor; Linux has no floor.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "TypedNotifications", targets: ["TypedNotifications"]),
+        .executable(name: "TypedNotificationsDemo", targets: ["TypedNotificationsDemo"]),
+    ],
+    targets: [
+        .target(name: "TypedNotifications"),
+        .executableTarget(
+            name: "TypedNotificationsDemo",
+            dependencies: ["TypedNotifications"]
+        ),
+        .testTarget(
+            name: "TypedNotificationsTests",
+            dependencies: ["TypedNotifications"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

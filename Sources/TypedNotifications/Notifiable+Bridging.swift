@@ -1,0 +1,101 @@
+public import Foundation
+
+extension Notification {
+    /// The `userInfo` key under which this package carries a typed payload by default.
+    ///
+    /// Plain `NotificationCenter` code reads typed posts from it, and a plain post that stores a payload under it
+    /// reaches typed observers:
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    ///
+    /// // Legacy code posting to typed observers:
+    /// NotificationCenter.default.post(
+    ///     name: CounterDidChange.notificationName,
+    ///     object: nil,
+    ///     userInfo: [Notification.typedPayloadKey: CounterDidChange(count: 1)]
+    /// )
+    /// ```
+    public static let typedPayloadKey = "TypedNotifications.payload"
+}
+
+/// Why a plain `Notification` could not be decoded into a typed payload.
+///
+/// Thrown by the default ``Notifiable/payload(from:)``, and available to custom decoders. Decoding errors never
+/// crash: the notification is skipped for that type's observers and reported through ``NotificationDiagnostics``.
+///
+/// ```swift
+/// struct Payment: Sendable { let id: String }
+/// enum PaymentAccepted: Notifiable {
+///     typealias Payload = Payment
+///     static func payload(from notification: Notification) throws -> Payment {
+///         guard let userInfo = notification.userInfo else { throw NotificationDecodingError.missingUserInfo }
+///         guard let id = userInfo["paymentID"] else { throw NotificationDecodingError.missingValue(key: "paymentID") }
+///         guard let text = id as? String else {
+///             throw NotificationDecodingError.typeMismatch(key: "paymentID", expected: "String", found: "\(type(of: id))")
+///         }
+///         return Payment(id: text)
+///     }
+/// }
+/// ```
+public enum NotificationDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The notification had no `userInfo` at all.
+    case missingUserInfo
+    /// `userInfo` had no value under `key`.
+    case missingValue(key: String)
+    /// `userInfo[key]` held a value of another type.
+    case typeMismatch(key: String, expected: String, found: String)
+
+    public var description: String {
+        switch self {
+        case .missingUserInfo: "the notification has no userInfo"
+        case .missingValue(let key): "userInfo has no value for \"\(key)\""
+        case .typeMismatch(let key, let expected, let found): "userInfo[\"\(key)\"] is \(found), not \(expected)"
+        }
+    }
+}
+
+extension Notifiable {
+    /// Reads `userInfo[Notification.typedPayloadKey]` as `Payload`; a `Void` payload accepts any notification.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let plain = Notification(
+    ///     name: CounterDidChange.notificationName,
+    ///     userInfo: [Notification.typedPayloadKey: CounterDidChange(count: 2)]
+    /// )
+    /// let change = try CounterDidChange.payload(from: plain)   // count == 2
+    /// ```
+    ///
+    /// - Throws: ``NotificationDecodingError`` when the value is missing or of another type.
+    public static func payload(from notification: Notification) throws -> Payload {
+        if Payload.self == Void.self {
+            // Safe: the branch only runs when Payload is Void.
+            return () as! Payload
+        }
+        guard let userInfo = notification.userInfo else { throw NotificationDecodingError.missingUserInfo }
+        guard let value = userInfo[Notification.typedPayloadKey] else {
+            throw NotificationDecodingError.missingValue(key: Notification.typedPayloadKey)
+        }
+        guard let payload = value as? Payload else {
+            throw NotificationDecodingError.typeMismatch(
+                key: Notification.typedPayloadKey,
+                expected: String(reflecting: Payload.self),
+                found: String(reflecting: type(of: value))
+            )
+        }
+        return payload
+    }
+
+    /// `[Notification.typedPayloadKey: payload]`, or `nil` when `Payload` is `Void`.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let userInfo = CounterDidChange.userInfo(for: CounterDidChange(count: 2))
+    /// // userInfo?[Notification.typedPayloadKey] as? CounterDidChange == CounterDidChange(count: 2)
+    /// ```
+    public static func userInfo(for payload: Payload) -> [AnyHashable: Any]? {
+        if Payload.self == Void.self { return nil }
+        return [Notification.typedPayloadKey: payload]
+    }
+}

@@ -1,0 +1,130 @@
+public import Foundation
+
+/// A type that names a notification and the typed payload its observers receive.
+///
+/// Conform a struct, an enum or a class to `Notifiable` and it can be posted and observed through any
+/// `NotificationCenter` with typed values instead of `userInfo` dictionaries. By default the payload is the
+/// conforming value itself and the notification name is the module-qualified type name, so two types called `Ping`
+/// in different modules, or `Box<Int>` and `Box<String>`, never collide.
+///
+/// ```swift
+/// struct CounterDidChange: Notifiable {
+///     let count: Int
+/// }
+///
+/// let token = CounterDidChange.observe { change in print(change.count) }
+/// CounterDidChange(count: 3).post()   // prints 3
+/// ```
+///
+/// A separate payload type, a payload-less event, and a typed sender:
+///
+/// ```swift
+/// struct User: Sendable { let name: String }
+/// enum UserDidLogIn: Notifiable { typealias Payload = User }
+/// enum AppDidBecomeActive: Notifiable { typealias Payload = Void }
+///
+/// final class Thermometer: Sendable {}
+/// struct Reading: Notifiable {
+///     typealias Sender = Thermometer
+///     let celsius: Double
+/// }
+/// ```
+///
+/// ## Customisation points
+///
+/// - ``notificationName``: adopt an existing string name instead of the derived one.
+/// - ``payload(from:)`` and ``userInfo(for:)``: read and write a legacy `userInfo` layout, so existing string
+///   notifications and their observers keep working (see <doc:MigratingStringNotifications>).
+///
+/// A conformer that customises them must pass this round-trip test, which the package's own test suite runs for its
+/// examples:
+///
+/// ```swift
+/// import Foundation
+/// import Testing
+/// import TypedNotifications
+///
+/// func checkRoundTrip<T: Notifiable>(_ type: T.Type, _ payload: T.Payload) throws -> T.Payload {
+///     let name = T.notificationName
+///     #expect(name == T.notificationName)   // stable: the same name every time
+///     let plain = Notification(name: name, object: nil, userInfo: T.userInfo(for: payload))
+///     return try T.payload(from: plain)    // decodes what it encoded
+/// }
+/// ```
+///
+/// - Important: `notificationName` must return the same name every time it is called: the package reads it once per
+///   type and caches it.
+public protocol Notifiable: SendableMetatype {
+    /// What observers receive. Defaults to the conforming type itself; use `Void` for a payload-less event.
+    associatedtype Payload: Sendable = Self
+
+    /// The type of object that may post this notification, checked at compile time by `post(from:)` and
+    /// `observe(from:)`. Defaults to any object.
+    associatedtype Sender: AnyObject = AnyObject
+
+    /// The `Notification.Name` under which the notification travels through `NotificationCenter`.
+    ///
+    /// The default is the module-qualified type name, for example `MyApp.CounterDidChange`, computed once per type.
+    /// Override it to adopt an existing string name:
+    ///
+    /// ```swift
+    /// enum PaymentAccepted: Notifiable {
+    ///     typealias Payload = Void
+    ///     static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
+    /// }
+    /// ```
+    static var notificationName: Notification.Name { get }
+
+    /// Decodes the payload of a plain `Notification` posted under ``notificationName`` by code that does not use this
+    /// package.
+    ///
+    /// The default reads `userInfo[Notification.typedPayloadKey]` as `Payload` (and accepts any notification when
+    /// `Payload` is `Void`). Override it to read a legacy `userInfo` layout. Throwing skips the notification for
+    /// this type's observers and reports the error through ``NotificationDiagnostics``; it never crashes.
+    ///
+    /// Typed posts made with this package never call it for their own observers: they are delivered without decoding.
+    ///
+    /// ```swift
+    /// struct Payment: Sendable { let id: String; let amount: Int }
+    ///
+    /// enum PaymentAccepted: Notifiable {
+    ///     typealias Payload = Payment
+    ///     static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
+    ///     static func payload(from notification: Notification) throws -> Payment {
+    ///         guard let id = notification.userInfo?["paymentID"] as? String,
+    ///               let amount = notification.userInfo?["amount"] as? Int
+    ///         else { throw NotificationDecodingError.missingPayload(key: "paymentID") }
+    ///         return Payment(id: id, amount: amount)
+    ///     }
+    ///     static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
+    ///         ["paymentID": payment.id, "amount": payment.amount]
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameter notification: A notification posted under ``notificationName`` without this package.
+    /// - Returns: The payload typed observers receive.
+    static func payload(from notification: Notification) throws -> Payload
+
+    /// The `userInfo` that plain `NotificationCenter` observers see when this package posts `payload`.
+    ///
+    /// The default is `[Notification.typedPayloadKey: payload]`, or `nil` when `Payload` is `Void`. Override it with
+    /// plain values (strings, numbers, arrays, dictionaries) to keep legacy observers working; see
+    /// ``payload(from:)`` for an example.
+    ///
+    /// - Parameter payload: The payload being posted.
+    /// - Returns: The dictionary handed to `NotificationCenter.post(name:object:userInfo:)`.
+    static func userInfo(for payload: Payload) -> [AnyHashable: Any]?
+}
+
+extension Notifiable {
+    /// The module-qualified type name, such as `MyApp.CounterDidChange`, computed once per type and cached.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// print(CounterDidChange.notificationName.rawValue)   // "MyApp.CounterDidChange"
+    /// ```
+    public static var notificationName: Notification.Name {
+        DerivedNames.name(for: Self.self)
+    }
+}

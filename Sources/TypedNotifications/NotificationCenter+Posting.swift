@@ -1,0 +1,153 @@
+public import Foundation
+
+// MARK: - Posting on a center
+
+extension NotificationCenter {
+    /// Posts `notification`, whose payload is the value itself, optionally on behalf of `sender`.
+    ///
+    /// Typed observers run synchronously on this thread, in registration order, before the method returns (those
+    /// registered with an asynchronous ``NotificationDelivery`` have their delivery queued instead). Plain
+    /// `NotificationCenter` observers of ``Notifiable/notificationName`` see the post too, with `sender` as `object`
+    /// and ``Notifiable/userInfo(for:)`` as `userInfo`.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let center = NotificationCenter()
+    /// center.post(CounterDidChange(count: 3))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - notification: The value to post; observers receive it.
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    public func post<Subject: Notifiable>(_ notification: Subject, from sender: Subject.Sender? = nil)
+    where Subject.Payload == Subject {
+        deliver(notification, as: Subject.self, from: sender)
+    }
+
+    /// Posts `payload` as a `Subject` notification, optionally on behalf of `sender`.
+    ///
+    /// Delivery is as for ``post(_:from:)``.
+    ///
+    /// ```swift
+    /// struct User: Sendable { let name: String }
+    /// enum UserDidLogIn: Notifiable { typealias Payload = User }
+    ///
+    /// let center = NotificationCenter()
+    /// center.post(UserDidLogIn.self, payload: User(name: "Ada"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - subject: The notification type.
+    ///   - payload: What observers receive.
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    public func post<Subject: Notifiable>(
+        _ subject: Subject.Type,
+        payload: Subject.Payload,
+        from sender: Subject.Sender? = nil
+    ) {
+        deliver(payload, as: subject, from: sender)
+    }
+
+    /// Posts a payload-less `Subject` notification, optionally on behalf of `sender`.
+    ///
+    /// Delivery is as for ``post(_:from:)``.
+    ///
+    /// ```swift
+    /// enum AppDidBecomeActive: Notifiable { typealias Payload = Void }
+    /// let center = NotificationCenter()
+    /// center.post(AppDidBecomeActive.self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - subject: The notification type.
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    public func post<Subject: Notifiable>(_ subject: Subject.Type, from sender: Subject.Sender? = nil)
+    where Subject.Payload == Void {
+        deliver((), as: subject, from: sender)
+    }
+
+    /// The one posting path: typed observers first, directly and without `userInfo`; then Foundation, for plain
+    /// observers, with the package's bridge told to skip this post (see `FoundationBridge`).
+    func deliver<Subject: Notifiable>(_ payload: Subject.Payload, as subject: Subject.Type, from sender: AnyObject?) {
+        let route = ObserverRegistry.shared.route(subject, in: self)
+        var reached = false
+        if FoundationBridge.deliversDirectly {
+            for subscription in route.subscriptions where subscription.deliver(payload, from: sender) {
+                reached = true
+            }
+        } else {
+            reached = !route.subscriptions.isEmpty
+        }
+        let userInfo = subject.userInfo(for: payload)
+        FoundationBridge.post(subject, name: route.name, sender: sender, userInfo: userInfo, in: self)
+        if !reached, NotificationDiagnostics.reportsUnobservedPosts {
+            NotificationDiagnostics.report(.unobserved, for: subject, name: route.name, in: self)
+        }
+    }
+}
+
+// MARK: - Posting from a notification type
+
+extension Notifiable where Payload == Self {
+    /// Posts this value to the observers of its type, optionally on behalf of `sender`.
+    ///
+    /// Typed observers run synchronously on this thread, in registration order, before the method returns (those
+    /// registered with an asynchronous ``NotificationDelivery`` have their delivery queued instead). Plain
+    /// observers see it too; see ``Foundation/NotificationCenter/post(_:from:)``.
+    ///
+    /// ```swift
+    /// final class Counter: Sendable {}
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    ///
+    /// let counter = Counter()
+    /// let center = NotificationCenter()
+    /// CounterDidChange(count: 3).post()
+    /// CounterDidChange(count: 3).post(from: counter, in: center)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - center: The center to post through; `.default` unless given.
+    public func post(from sender: Sender? = nil, in center: NotificationCenter = .default) {
+        center.deliver(self, as: Self.self, from: sender)
+    }
+}
+
+extension Notifiable {
+    /// Posts `payload` to the observers of this type, optionally on behalf of `sender`.
+    ///
+    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:)``.
+    ///
+    /// ```swift
+    /// struct User: Sendable { let name: String }
+    /// enum UserDidLogIn: Notifiable { typealias Payload = User }
+    ///
+    /// UserDidLogIn.post(User(name: "Ada"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - payload: What observers receive.
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - center: The center to post through; `.default` unless given.
+    public static func post(_ payload: Payload, from sender: Sender? = nil, in center: NotificationCenter = .default) {
+        center.deliver(payload, as: Self.self, from: sender)
+    }
+}
+
+extension Notifiable where Payload == Void {
+    /// Posts this payload-less notification, optionally on behalf of `sender`.
+    ///
+    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:)``.
+    ///
+    /// ```swift
+    /// enum AppDidBecomeActive: Notifiable { typealias Payload = Void }
+    /// AppDidBecomeActive.post()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - center: The center to post through; `.default` unless given.
+    public static func post(from sender: Sender? = nil, in center: NotificationCenter = .default) {
+        center.deliver((), as: Self.self, from: sender)
+    }
+}

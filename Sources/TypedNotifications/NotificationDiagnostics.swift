@@ -1,0 +1,80 @@
+public import Foundation
+import Synchronization
+
+/// A hook that reports what the package skipped: plain posts it could not decode, and, if asked, typed posts that
+/// reached no typed observer.
+///
+/// Silent by default. Install a handler, for logging or in tests; it runs synchronously on the posting thread, so
+/// keep it short and do not post from it.
+///
+/// ```swift
+/// NotificationDiagnostics.setHandler { event in
+///     print("\(event.name.rawValue): \(event.kind)")
+/// }
+/// NotificationDiagnostics.reportsUnobservedPosts = true   // seed 003's "notification not found"
+/// ```
+public enum NotificationDiagnostics {
+    /// One report.
+    public struct Event: Sendable, CustomStringConvertible {
+        /// What happened.
+        public enum Kind: Sendable {
+            /// A plain post under the type's name could not be decoded; its typed observers were skipped.
+            case decodingFailed(any Error)
+            /// A typed post reached no typed observer (reported only when ``reportsUnobservedPosts`` is on).
+            case unobserved
+        }
+
+        /// What happened.
+        public let kind: Kind
+        /// The `Notifiable` type concerned.
+        public let type: any Notifiable.Type
+        /// The notification name concerned.
+        public let name: Notification.Name
+        /// The center the post went through.
+        public let center: NotificationCenter
+
+        public var description: String {
+            switch kind {
+            case .decodingFailed(let error):
+                "\(String(reflecting: type)): could not decode a plain post of \(name.rawValue): \(error)"
+            case .unobserved:
+                "\(String(reflecting: type)): a post of \(name.rawValue) reached no typed observer"
+            }
+        }
+    }
+
+    private static let handler = Mutex<(@Sendable (Event) -> Void)?>(nil)
+    private static let unobservedReports = Atomic<Bool>(false)
+
+    /// Installs `handler`, replacing any previous one; `nil` silences diagnostics again.
+    ///
+    /// ```swift
+    /// NotificationDiagnostics.setHandler { event in print(event) }
+    /// NotificationDiagnostics.setHandler(nil)
+    /// ```
+    ///
+    /// - Parameter handler: Called synchronously on the posting thread for each event, from any thread.
+    public static func setHandler(_ handler: (@Sendable (Event) -> Void)?) {
+        self.handler.withLock { $0 = handler }
+    }
+
+    /// Whether typed posts that reach no typed observer are reported as ``Event/Kind/unobserved``. Off by default.
+    ///
+    /// ```swift
+    /// NotificationDiagnostics.reportsUnobservedPosts = true
+    /// ```
+    public static var reportsUnobservedPosts: Bool {
+        get { unobservedReports.load(ordering: .relaxed) }
+        set { unobservedReports.store(newValue, ordering: .relaxed) }
+    }
+
+    static func report<Subject: Notifiable>(
+        _ kind: Event.Kind,
+        for subject: Subject.Type,
+        name: Notification.Name,
+        in center: NotificationCenter
+    ) {
+        guard let handler = handler.withLock({ $0 }) else { return }
+        handler(Event(kind: kind, type: subject, name: name, center: center))
+    }
+}

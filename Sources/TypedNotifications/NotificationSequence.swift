@@ -1,0 +1,192 @@
+public import Foundation
+
+/// An asynchronous sequence of the payloads posted for one `Notifiable` type on one center.
+///
+/// Made by ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:)`` or
+/// ``Notifiable/notifications(from:in:bufferingPolicy:)``.
+///
+/// - Observation begins when the sequence is made, so a post right after that call is never missed, even before
+///   iteration starts.
+/// - Payloads are buffered without bound by default: nothing is dropped silently. Choose
+///   ``BufferingPolicy/bufferingNewest(_:)`` or ``BufferingPolicy/bufferingOldest(_:)`` to bound it.
+/// - Observation ends when the iterating task is cancelled, when the loop exits, or when the sequence is released
+///   without being iterated. The sequence is single-pass: iterate it once.
+///
+/// ```swift
+/// struct CounterDidChange: Notifiable { let count: Int }
+/// let center = NotificationCenter()
+/// let changes = center.notifications(of: CounterDidChange.self)
+/// center.post(CounterDidChange(count: 1))   // buffered
+/// for await change in changes {
+///     print(change.count)                  // 1
+///     break
+/// }
+/// ```
+public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
+    /// How many payloads the sequence keeps while nobody is waiting for them.
+    public enum BufferingPolicy: Sendable {
+        /// Keep every payload (the default).
+        case unbounded
+        /// Keep the newest `limit` payloads, dropping older ones.
+        case bufferingNewest(Int)
+        /// Keep the oldest `limit` payloads, dropping newer ones.
+        case bufferingOldest(Int)
+
+        var streamPolicy: AsyncStream<Element>.Continuation.BufferingPolicy {
+            switch self {
+            case .unbounded: .unbounded
+            case .bufferingNewest(let limit): .bufferingNewest(limit)
+            case .bufferingOldest(let limit): .bufferingOldest(limit)
+            }
+        }
+    }
+
+    /// Owns the observation: it ends when the last sequence copy and iterator referring to it are gone.
+    final class Lifetime: Sendable {
+        let stream: AsyncStream<Element>
+        let observation: any Observation
+
+        init(stream: AsyncStream<Element>, observation: any Observation) {
+            self.stream = stream
+            self.observation = observation
+        }
+
+        deinit { observation.cancel() }
+    }
+
+    let lifetime: Lifetime
+
+    init(
+        policy: BufferingPolicy,
+        register: (_ yield: @escaping @Sendable (Element) -> Void) -> any Observation
+    ) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: policy.streamPolicy)
+        let observation = register { element in continuation.yield(element) }
+        continuation.onTermination = { _ in observation.cancel() }
+        lifetime = Lifetime(stream: stream, observation: observation)
+    }
+
+    /// Iterates the payloads; ending the iteration (the loop exits) ends the observation.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Cancels the observation when the iterator goes away, that is, when the loop exits.
+        final class IterationEnd {
+            let lifetime: Lifetime
+            init(_ lifetime: Lifetime) { self.lifetime = lifetime }
+            deinit { lifetime.observation.cancel() }
+        }
+
+        var base: AsyncStream<Element>.Iterator
+        let end: IterationEnd
+
+        /// The next payload, or `nil` once the iterating task is cancelled.
+        ///
+        /// ```swift
+        /// struct CounterDidChange: Notifiable { let count: Int }
+        /// let center = NotificationCenter()
+        /// var iterator = center.notifications(of: CounterDidChange.self).makeAsyncIterator()
+        /// center.post(CounterDidChange(count: 1))
+        /// let first = await iterator.next()   // CounterDidChange(count: 1)
+        /// ```
+        public mutating func next() async -> Element? {
+            await base.next()
+        }
+
+        /// The next payload, or `nil` once the iterating task is cancelled, run in the caller's isolation.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await base.next(isolation: actor)
+        }
+    }
+
+    /// Starts the single iteration of this sequence.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let iterator = NotificationCenter().notifications(of: CounterDidChange.self).makeAsyncIterator()
+    /// ```
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: lifetime.stream.makeAsyncIterator(), end: AsyncIterator.IterationEnd(lifetime))
+    }
+}
+
+extension NotificationCenter {
+    /// The payloads of `Subject` posts on this center, as an asynchronous sequence.
+    ///
+    /// Observation begins before this method returns. See ``NotificationSequence`` for buffering and for when
+    /// observation ends. The payloads are produced on the posting thread and consumed by the iterating task.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let center = NotificationCenter()
+    /// Task {
+    ///     for await change in center.notifications(of: CounterDidChange.self) {
+    ///         print(change.count)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - subject: The notification type to observe.
+    ///   - sender: Only posts from this object are delivered; `nil` for every sender.
+    ///   - bufferingPolicy: How many payloads to keep while the consumer is busy; unbounded unless given.
+    /// - Returns: A single-pass, `Sendable` sequence of payloads.
+    public func notifications<Subject: Notifiable>(
+        of subject: Subject.Type,
+        from sender: Subject.Sender? = nil,
+        bufferingPolicy: NotificationSequence<Subject.Payload>.BufferingPolicy = .unbounded
+    ) -> NotificationSequence<Subject.Payload> {
+        NotificationSequence(policy: bufferingPolicy) { yield in
+            register(subject, sender: sender, owner: nil, executor: nil, handler: yield)
+        }
+    }
+
+    /// Waits for the next `Subject` post on this center and returns its payload.
+    ///
+    /// Observation begins when the call starts and ends when it returns.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let center = NotificationCenter()
+    /// async let change = center.next(CounterDidChange.self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - subject: The notification type to wait for.
+    ///   - sender: Only a post from this object counts; `nil` for every sender.
+    /// - Returns: The payload of the first matching post.
+    /// - Throws: `CancellationError` if the task is cancelled first.
+    public func next<Subject: Notifiable>(
+        _ subject: Subject.Type,
+        from sender: Subject.Sender? = nil
+    ) async throws -> Subject.Payload {
+        for await payload in notifications(of: subject, from: sender, bufferingPolicy: .bufferingOldest(1)) {
+            return payload
+        }
+        throw CancellationError()
+    }
+}
+
+extension Notifiable {
+    /// The payloads of this type's posts on `center`, as an asynchronous sequence.
+    ///
+    /// Shorthand for ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:)``.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// Task {
+    ///     for await change in CounterDidChange.notifications() { print(change.count) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sender: Only posts from this object are delivered; `nil` for every sender.
+    ///   - center: The center to observe; `.default` unless given.
+    ///   - bufferingPolicy: How many payloads to keep while the consumer is busy; unbounded unless given.
+    /// - Returns: A single-pass, `Sendable` sequence of payloads.
+    public static func notifications(
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        bufferingPolicy: NotificationSequence<Payload>.BufferingPolicy = .unbounded
+    ) -> NotificationSequence<Payload> {
+        center.notifications(of: Self.self, from: sender, bufferingPolicy: bufferingPolicy)
+    }
+}

@@ -1,0 +1,74 @@
+/// A handle to one typed observation. Releasing it, or calling ``cancel()``, ends the observation.
+///
+/// `observe` returns a token and is not `@discardableResult`: a token that is not kept is released at once and its
+/// observation never delivers, and the compiler warns about it. Keep the token as long as you want notifications,
+/// in a property or in a set:
+///
+/// ```swift
+/// struct CounterDidChange: Notifiable { let count: Int }
+///
+/// final class CounterLabel {
+///     private var tokens: Set<NotificationToken> = []
+///     init(center: NotificationCenter) {
+///         CounterDidChange.observe(in: center) { change in print(change.count) }
+///             .store(in: &tokens)
+///     }
+/// }   // deinit releases the tokens, which ends both observations
+/// ```
+///
+/// Tokens of owner-bound observations (``Notifiable/observe(for:from:in:delivery:_:)``) are the exception: their
+/// observation lasts as long as the owner, and releasing the token does not end it; ``cancel()`` still does.
+///
+/// ## Guarantees
+/// - ``cancel()`` is idempotent and thread-safe. After it returns, no post that starts afterwards reaches the handler,
+///   and a post already delivering skips it if it has not reached it yet. Queued deliveries are dropped.
+/// - Cancelling twice, cancelling from inside the handler, or releasing the token on another thread never affects
+///   any other observation.
+///
+/// Tokens compare by identity. They are `Sendable`: cancel or release them from any thread.
+public final class NotificationToken: Hashable, Sendable {
+    private let observation: any Observation
+    private let endsOnRelease: Bool
+
+    init(_ observation: any Observation, endsOnRelease: Bool = true) {
+        self.observation = observation
+        self.endsOnRelease = endsOnRelease
+    }
+
+    deinit {
+        if endsOnRelease { observation.cancel() }
+    }
+
+    /// Ends the observation. Idempotent and thread-safe.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let token = CounterDidChange.observe { change in print(change.count) }
+    /// token.cancel()
+    /// CounterDidChange(count: 1).post()   // prints nothing
+    /// ```
+    public func cancel() {
+        observation.cancel()
+    }
+
+    /// Keeps the token in `set`, so that the observation lasts as long as the set holds it.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// var tokens: Set<NotificationToken> = []
+    /// CounterDidChange.observe { change in print(change.count) }.store(in: &tokens)
+    /// ```
+    ///
+    /// - Parameter set: The set that keeps the token alive.
+    public func store(in set: inout Set<NotificationToken>) {
+        set.insert(self)
+    }
+
+    public static func == (lhs: NotificationToken, rhs: NotificationToken) -> Bool {
+        lhs === rhs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}
