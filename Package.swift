@@ -7,17 +7,26 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "TypedNotifications", targets: ["TypedNotifications"]),
+        .library(name: "TypedNotificationsTesting", targets: ["TypedNotificationsTesting"]),
         .executable(name: "TypedNotificationsDemo", targets: ["TypedNotificationsDemo"]),
     ],
     targets: [
         .target(name: "TypedNotifications"),
+        .target(
+            name: "TypedNotificationsTesting",
+            dependencies: ["TypedNotifications"]
+        ),
         .executableTarget(
             name: "TypedNotificationsDemo",
             dependencies: ["TypedNotifications"]
         ),
         .testTarget(
             name: "TypedNotificationsTests",
-            dependencies: ["TypedNotifications"]
+            dependencies: ["TypedNotifications", "TypedNotificationsTesting"]
+        ),
+        .testTarget(
+            name: "TypedNotificationsTestingTests",
+            dependencies: ["TypedNotificationsTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]
