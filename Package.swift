@@ -25,6 +25,10 @@ let package = Package(
             dependencies: ["TypedNotifications", "TypedNotificationsTesting"]
         ),
         .testTarget(
+            name: "TypedNotificationsReliabilityTests",
+            dependencies: ["TypedNotifications"]
+        ),
+        .testTarget(
             name: "TypedNotificationsTestingTests",
             dependencies: ["TypedNotificationsTesting"]
         ),
