@@ -46,6 +46,7 @@ public enum NotificationDecodingError: Error, Hashable, Sendable, CustomStringCo
     /// `userInfo[key]` held a value of another type.
     case typeMismatch(key: String, expected: String, found: String)
 
+    /// A sentence saying what was missing or mismatched, for logs and test failures.
     public var description: String {
         switch self {
         case .missingUserInfo: "the notification has no userInfo"

@@ -33,6 +33,7 @@ public enum NotificationDiagnostics {
         /// The center the post went through.
         public let center: NotificationCenter
 
+        /// A sentence naming the type, the notification name and what happened.
         public var description: String {
             switch kind {
             case .decodingFailed(let error):

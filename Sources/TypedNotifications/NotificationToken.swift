@@ -64,10 +64,12 @@ public final class NotificationToken: Hashable, Sendable {
         set.insert(self)
     }
 
+    /// Whether both are the same token.
     public static func == (lhs: NotificationToken, rhs: NotificationToken) -> Bool {
         lhs === rhs
     }
 
+    /// Hashes the token's identity.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }

@@ -1,0 +1,36 @@
+// swift-tools-version: 6.1
+// package-benchmark needs tools 6.1+ and the "MallocInterposer" trait (its malloc metrics on Swift 6.3; no jemalloc).
+import PackageDescription
+
+let package = Package(
+    name: "TypedNotificationsBenchmarks",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    dependencies: [
+        // The library under test; it keeps zero dependencies of its own.
+        .package(name: "TypedNotifications", path: ".."),
+        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // The scenarios, shared by both runners: each typed fixture and its plain and MainActorMessage twins.
+        .target(
+            name: "BenchmarkScenarios",
+            dependencies: [.product(name: "TypedNotifications", package: "TypedNotifications")]
+        ),
+        // `swift run -c release TypedNotificationsRatios`: paired typed/twin rounds in one process, ratio table.
+        .executableTarget(
+            name: "TypedNotificationsRatios",
+            dependencies: ["BenchmarkScenarios"]
+        ),
+        // `swift package benchmark`: the same scenarios with package-benchmark's malloc metrics.
+        .executableTarget(
+            name: "TypedNotificationsBenchmarks",
+            dependencies: [
+                "BenchmarkScenarios",
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/TypedNotificationsBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

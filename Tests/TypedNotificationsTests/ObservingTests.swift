@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+@testable import TypedNotifications
+
+@Suite struct ObservingTests {
+    // MARK: - Order
+
+    @Test(arguments: [2, 5, 20, 100])
+    func observersRunInRegistrationOrderOnEveryPost(observerCount: Int) {
+        let center = NotificationCenter()
+        let calls = Recorded<Int>()
+        let tokens = (0..<observerCount).map { index in
+            center.observe(CounterDidChange.self) { _ in calls.append(index) }
+        }
+        for count in 0..<3 { center.post(CounterDidChange(count: count)) }
+        let expected = Array(0..<observerCount)
+        #expect(calls.values == expected + expected + expected)
+        withExtendedLifetime(tokens) {}
+    }
+
+    // MARK: - Filters
+
+    @Test func senderFilterDeliversOnlyThatSendersPosts() {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let garden = Thermometer()
+        let readings = Recorded<Double>()
+        let token = Reading.observe(from: kitchen, in: center) { readings.append($0.celsius) }
+        Reading(celsius: 1).post(from: garden, in: center)
+        Reading(celsius: 2).post(in: center)
+        Reading(celsius: 3).post(from: kitchen, in: center)
+        #expect(readings.values == [3])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func freedSendersAddressReusedByNewObjectsNeverMatches() {
+        let center = NotificationCenter()
+        let calls = Counter()
+        var sender: Thermometer? = Thermometer()
+        let freedAddress = ObjectIdentifier(sender!)
+        let token = Reading.observe(from: sender, in: center) { _ in calls.increment() }
+        sender = nil
+        var reused = 0
+        for _ in 0..<500 {
+            let fresh = Thermometer()
+            if ObjectIdentifier(fresh) == freedAddress { reused += 1 }
+            Reading(celsius: 0).post(from: fresh, in: center)
+        }
+        #expect(calls.count == 0)
+        // Not a requirement, but it shows the test exercised the case it is about.
+        print("freed sender's address was reused by \(reused) of 500 new objects")
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func equatableValueObservesOnlyEqualPayloads() {
+        let center = NotificationCenter()
+        let accepted = Counter()
+        let rejected = Counter()
+        let tokens = [
+            PaymentNotifications.accepted.observe(in: center) { _ in accepted.increment() },
+            PaymentNotifications.rejected.observe(in: center) { _ in rejected.increment() },
+        ]
+        PaymentNotifications.accepted.post(in: center)
+        PaymentNotifications.accepted.post(in: center)
+        PaymentNotifications.rejected.post(in: center)
+        #expect(accepted.count == 2)
+        #expect(rejected.count == 1)
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func centerSpellingObservesTheSameAsTheTypeSpelling() {
+        let center = NotificationCenter()
+        let calls = Recorded<String>()
+        let tokens = [
+            center.observe(CounterDidChange.self) { _ in calls.append("center") },
+            CounterDidChange.observe(in: center) { _ in calls.append("type") },
+        ]
+        center.post(CounterDidChange(count: 1))
+        #expect(calls.values == ["center", "type"])
+        withExtendedLifetime(tokens) {}
+    }
+
+    // MARK: - Observers changing during a post
+
+    @Test func observerCancelledDuringDeliveryIsNotCalledLaterInThatPost() {
+        let center = NotificationCenter()
+        let calls = Recorded<String>()
+        let victim = Slot<NotificationToken>()
+        let first = center.observe(CounterDidChange.self) { _ in
+            calls.append("first")
+            victim.value?.cancel()
+        }
+        victim.set(center.observe(CounterDidChange.self) { _ in calls.append("victim") })
+        let last = center.observe(CounterDidChange.self) { _ in calls.append("last") }
+        center.post(CounterDidChange(count: 1))
+        center.post(CounterDidChange(count: 2))
+        #expect(calls.values == ["first", "last", "first", "last"])
+        withExtendedLifetime((first, last)) {}
+    }
+
+    @Test func observerCancellingItselfIsNotCalledAgain() {
+        let center = NotificationCenter()
+        let calls = Counter()
+        let own = Slot<NotificationToken>()
+        own.set(
+            center.observe(CounterDidChange.self) { _ in
+                calls.increment()
+                own.value?.cancel()
+                // Posting again from inside the handler must not reach it either.
+                center.post(CounterDidChange(count: 99))
+            })
+        center.post(CounterDidChange(count: 1))
+        center.post(CounterDidChange(count: 2))
+        #expect(calls.count == 1)
+    }
+
+    @Test func observerAddedDuringDeliveryStartsWithTheNextPost() {
+        let center = NotificationCenter()
+        let calls = Recorded<String>()
+        let added = Slot<NotificationToken>()
+        let adder = center.observe(CounterDidChange.self) { change in
+            calls.append("adder \(change.count)")
+            if added.value == nil {
+                added.set(center.observe(CounterDidChange.self) { change in calls.append("added \(change.count)") })
+            }
+        }
+        center.post(CounterDidChange(count: 1))
+        center.post(CounterDidChange(count: 2))
+        #expect(calls.values == ["adder 1", "adder 2", "added 2"])
+        withExtendedLifetime(adder) {}
+    }
+
+    @Test func postingFromInsideAHandlerDeliversTheNestedPostToEveryObserver() {
+        let center = NotificationCenter()
+        let calls = Recorded<String>()
+        let tokens = [
+            center.observe(CounterDidChange.self) { change in
+                calls.append("a\(change.count)")
+                if change.count == 1 { center.post(CounterDidChange(count: 2)) }
+            },
+            center.observe(CounterDidChange.self) { change in calls.append("b\(change.count)") },
+        ]
+        center.post(CounterDidChange(count: 1))
+        // The nested post completes (reaching both) before the outer one continues to b.
+        #expect(calls.values == ["a1", "a2", "b2", "b1"])
+        withExtendedLifetime(tokens) {}
+    }
+
+    // MARK: - Registrations
+
+    @Test func registrationsAreDroppedWithTheLastObserver() {
+        let center = NotificationCenter()
+        var tokens = (0..<3).map { _ in center.observe(CounterDidChange.self) { _ in } }
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (3, 1))
+        tokens.removeAll()
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+}
