@@ -103,3 +103,22 @@ final class Slot<Value: Sendable>: Sendable {
 
 /// An object with nothing in it, to post from or to own observations.
 final class Sender: Sendable {}
+
+/// A one-shot signal for awaiting something that happens on another thread or actor, without sleeping.
+final class Signal: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    func fire() {
+        continuation.finish()
+    }
+
+    /// Returns once `fire()` has been called (at once if it already was).
+    func wait() async {
+        for await _ in stream {}
+    }
+}
