@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+@testable import TypedNotifications
+
+@Suite struct AsyncSequenceTests {
+    @Test func postRightAfterMakingTheSequenceIsNeverMissed() async {
+        let center = NotificationCenter()
+        let changes = center.notifications(of: CounterDidChange.self)
+        center.post(CounterDidChange(count: 1))
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == CounterDidChange(count: 1))
+    }
+
+    @Test func tenThousandPostsBeforeTheFirstNextAllArriveInOrder() async {
+        let center = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center)
+        for count in 0..<10_000 { center.post(CounterDidChange(count: count)) }
+        var received: [Int] = []
+        for await change in changes {
+            received.append(change.count)
+            if received.count == 10_000 { break }
+        }
+        #expect(received == Array(0..<10_000))
+    }
+
+    @Test func senderFilterAppliesToSequences() async {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        var iterator = center.notifications(of: Reading.self, from: kitchen).makeAsyncIterator()
+        Reading(celsius: 1).post(in: center)
+        Reading(celsius: 2).post(from: kitchen, in: center)
+        #expect(await iterator.next() == Reading(celsius: 2))
+    }
+
+    @Test func boundedPolicyKeepsTheNewest() async {
+        let center = NotificationCenter()
+        let changes = center.notifications(of: CounterDidChange.self, bufferingPolicy: .bufferingNewest(2))
+        for count in 0..<5 { center.post(CounterDidChange(count: count)) }
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next()?.count == 3)
+        #expect(await iterator.next()?.count == 4)
+    }
+
+    @Test func boundedPolicyKeepsTheOldest() async {
+        let center = NotificationCenter()
+        let changes = center.notifications(of: CounterDidChange.self, bufferingPolicy: .bufferingOldest(2))
+        for count in 0..<5 { center.post(CounterDidChange(count: count)) }
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next()?.count == 0)
+        #expect(await iterator.next()?.count == 1)
+    }
+
+    // MARK: - When observation ends
+
+    @Test func releasingTheSequenceRemovesTheObserver() {
+        let center = NotificationCenter()
+        var changes: NotificationSequence<CounterDidChange>? = center.notifications(of: CounterDidChange.self)
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (1, 1))
+        changes = nil
+        #expect(changes == nil)
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
+    @Test func exitingTheLoopRemovesTheObserver() async {
+        let center = NotificationCenter()
+        let changes = center.notifications(of: CounterDidChange.self)
+        center.post(CounterDidChange(count: 1))
+        for await _ in changes { break }
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+        withExtendedLifetime(changes) {}
+    }
+
+    @Test func cancellingTheIteratingTaskEndsTheLoopAndRemovesTheObserver() async {
+        let center = NotificationCenter()
+        let started = Signal()
+        let task = Task {
+            var received = 0
+            let changes = center.notifications(of: CounterDidChange.self)
+            started.fire()
+            for await _ in changes { received += 1 }
+            return received
+        }
+        await started.wait()
+        task.cancel()
+        #expect(await task.value == 0)
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
+    // MARK: - next()
+
+    @Test func nextReturnsTheFirstPayloadPostedAfterTheCall() async throws {
+        let center = NotificationCenter()
+        center.post(UserDidLogIn.self, payload: User(name: "Before"))
+        let user = Task { try await center.next(UserDidLogIn.self) }
+        // Waits until the task has registered its observer: a condition on the registry, not a timed sleep.
+        while ObserverRegistry.shared.registrationCounts(in: center).observers == 0 { await Task.yield() }
+        center.post(UserDidLogIn.self, payload: User(name: "Ada"))
+        center.post(UserDidLogIn.self, payload: User(name: "Grace"))
+        #expect(try await user.value == User(name: "Ada"))
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
+    @Test func nextThrowsCancellationErrorWhenCancelled() async {
+        let center = NotificationCenter()
+        let waiting = Task { try await center.next(CounterDidChange.self) }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
+    @Test func sequenceIsSendableAcrossTasks() async {
+        let center = NotificationCenter()
+        let changes = center.notifications(of: CounterDidChange.self)
+        let consumer = Task { () -> Int? in
+            for await change in changes { return change.count }
+            return nil
+        }
+        center.post(CounterDidChange(count: 9))
+        #expect(await consumer.value == 9)
+    }
+}
