@@ -80,13 +80,14 @@ import TypedNotifications
         withExtendedLifetime(token) {}
     }
 
-    @Test(arguments: [
-        nil,
-        [:],
-        ["other": 1],
-        [Notification.typedPayloadKey: "not a counter"],
-        [Notification.typedPayloadKey: 42],
-    ] as [[String: any Sendable]?])
+    @Test(
+        arguments: [
+            nil,
+            [:],
+            ["other": 1],
+            [Notification.typedPayloadKey: "not a counter"],
+            [Notification.typedPayloadKey: 42],
+        ] as [[String: any Sendable]?])
     func plainPostThatDoesNotDecodeIsSkippedAndLaterPostsStillArrive(userInfo: [String: any Sendable]?) {
         let center = NotificationCenter()
         let counts = Recorded<Int>()

@@ -59,7 +59,8 @@ import TypedNotifications
         let center = NotificationCenter()
         let threads = Recorded<ObjectIdentifier>()
         let token = CounterDidChange.observe(in: center) { _ in threads.append(Self.currentThreadID()) }
-        let (poster, seenBeforeReturn): (ObjectIdentifier, [ObjectIdentifier]) = await withCheckedContinuation { continuation in
+        let (poster, seenBeforeReturn): (ObjectIdentifier, [ObjectIdentifier]) = await withCheckedContinuation {
+            continuation in
             Thread.detachNewThread {
                 CounterDidChange(count: 1).post(in: center)
                 // Recorded before post returned, so it is there now.

@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+import Testing
+import TypedNotifications
+
+/// The diagnostics hook is process-wide, so these tests run one at a time and only look at their own center's events.
+@Suite(.serialized) struct DiagnosticsTests {
+    /// Installs a handler that records the events of `center` for the duration of `body`.
+    private func recordingEvents(
+        of center: NotificationCenter,
+        reportingUnobserved: Bool = false,
+        _ body: () throws -> Void
+    ) rethrows -> [NotificationDiagnostics.Event] {
+        let events = Recorded<NotificationDiagnostics.Event>()
+        NotificationDiagnostics.setHandler { event in
+            if event.center === center { events.append(event) }
+        }
+        NotificationDiagnostics.reportsUnobservedPosts = reportingUnobserved
+        defer {
+            NotificationDiagnostics.setHandler(nil)
+            NotificationDiagnostics.reportsUnobservedPosts = false
+        }
+        try body()
+        return events.values
+    }
+
+    @Test func decodingFailureIsReportedWithTypeNameAndError() {
+        let center = NotificationCenter()
+        let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
+        let events = recordingEvents(of: center) {
+            center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: ["amount": 1])
+        }
+        #expect(events.count == 1)
+        let event = events.first
+        #expect(event?.type == BridgingTests.PaymentAccepted.self)
+        #expect(event?.name == BridgingTests.PaymentAccepted.notificationName)
+        if case .decodingFailed(let error) = event?.kind {
+            #expect(error as? NotificationDecodingError == .missingValue(key: "paymentID"))
+        } else {
+            Issue.record("expected a decoding failure, got \(String(describing: event))")
+        }
+        #expect(event?.description.contains("PaymentViewControllerNotificationAccepted") == true)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func unobservedPostsAreReportedOnlyWhenAskedFor() {
+        let center = NotificationCenter()
+        let silent = recordingEvents(of: center) {
+            center.post(CounterDidChange(count: 1))
+        }
+        #expect(silent.isEmpty)
+        let reported = recordingEvents(of: center, reportingUnobserved: true) {
+            center.post(CounterDidChange(count: 1))
+            let token = center.observe(CounterDidChange.self) { _ in }
+            center.post(CounterDidChange(count: 2))
+            withExtendedLifetime(token) {}
+        }
+        #expect(reported.count == 1)
+        if case .unobserved = reported.first?.kind {} else { Issue.record("expected .unobserved, got \(reported)") }
+    }
+
+    @Test func postFilteredOutBySenderCountsAsUnobserved() {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let token = center.observe(Reading.self, from: kitchen) { _ in }
+        let events = recordingEvents(of: center, reportingUnobserved: true) {
+            Reading(celsius: 1).post(from: Thermometer(), in: center)
+            Reading(celsius: 2).post(from: kitchen, in: center)
+        }
+        #expect(events.count == 1)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func diagnosticsAreSilentByDefault() {
+        let center = NotificationCenter()
+        let token = center.observe(CounterDidChange.self) { _ in }
+        // No handler installed: a bad post must simply be skipped.
+        center.post(name: CounterDidChange.notificationName, object: nil, userInfo: ["junk": 1])
+        withExtendedLifetime(token) {}
+    }
+
+    // MARK: - Randomised bad input
+
+    @Test func randomUserInfoNeverCrashesAndNeverDeliversJunk() {
+        let seed = SeededGenerator.seedFromEnvironment()
+        var random = SeededGenerator(seed: seed)
+        let center = NotificationCenter()
+        let payments = Recorded<BridgingTests.Payment>()
+        let counters = Recorded<Int>()
+        let tokens = [
+            center.observe(BridgingTests.PaymentAccepted.self) { payments.append($0) },
+            center.observe(CounterDidChange.self) { counters.append($0.count) },
+        ]
+        var expectedPayments: [BridgingTests.Payment] = []
+        var expectedCounts: [Int] = []
+        var expectedFailures = 0
+        let events = recordingEvents(of: center) {
+            for round in 0..<3_000 {
+                let userInfo = Self.randomUserInfo(using: &random)
+                let payment = Self.validPayment(in: userInfo)
+                center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: userInfo)
+                if let payment { expectedPayments.append(payment) } else { expectedFailures += 1 }
+                let counter = userInfo?[Notification.typedPayloadKey] as? CounterDidChange
+                center.post(name: CounterDidChange.notificationName, object: nil, userInfo: userInfo)
+                if let counter { expectedCounts.append(counter.count) } else { expectedFailures += 1 }
+                // A valid typed post after each junk one must still arrive.
+                center.post(CounterDidChange(count: -round))
+                expectedCounts.append(-round)
+            }
+        }
+        #expect(payments.values == expectedPayments, "seed \(seed)")
+        #expect(counters.values == expectedCounts, "seed \(seed)")
+        #expect(events.count == expectedFailures, "seed \(seed)")
+        if payments.values != expectedPayments || events.count != expectedFailures {
+            print("randomUserInfoNeverCrashesAndNeverDeliversJunk failed; replay with TYPED_NOTIFICATIONS_SEED=\(seed)")
+        }
+        withExtendedLifetime(tokens) {}
+    }
+
+    private static func randomKey(using random: inout SeededGenerator) -> AnyHashable {
+        let keys: [AnyHashable] = [
+            "paymentID", "amount", Notification.typedPayloadKey, "other", 1, 2.5, AnyHashable(Notification.Name("n")),
+        ]
+        return keys.randomElement(using: &random)!
+    }
+
+    private static func randomValue(using random: inout SeededGenerator) -> Any {
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0: "p-\(Int.random(in: 0..<100, using: &random))"
+        case 1: Int.random(in: -1_000...1_000, using: &random)
+        case 2: Double.random(in: -1...1, using: &random)
+        case 3: [1, 2, 3]
+        case 4: ["nested": "dictionary"]
+        case 5: CounterDidChange(count: Int.random(in: 0..<100, using: &random))
+        case 6: NSNull()
+        case 7: Optional<Int>.none as Any
+        case 8: Sender()
+        default: Data([0xFF, 0x00])
+        }
+    }
+
+    private static func randomUserInfo(using random: inout SeededGenerator) -> [AnyHashable: Any]? {
+        if Int.random(in: 0..<8, using: &random) == 0 { return nil }
+        var userInfo: [AnyHashable: Any] = [:]
+        for _ in 0..<Int.random(in: 0...4, using: &random) {
+            userInfo[randomKey(using: &random)] = randomValue(using: &random)
+        }
+        return userInfo
+    }
+
+    private static func validPayment(in userInfo: [AnyHashable: Any]?) -> BridgingTests.Payment? {
+        guard let id = userInfo?["paymentID"] as? String, let amount = userInfo?["amount"] as? Int else { return nil }
+        return BridgingTests.Payment(id: id, amount: amount)
+    }
+}
