@@ -44,7 +44,7 @@ public enum NotificationDiagnostics {
         }
     }
 
-    private static let handler = Mutex<(@Sendable (Event) -> Void)?>(nil)
+    private static let handler = Locked<(@Sendable (Event) -> Void)?>(nil)
     private static let unobservedReports = Atomic<Bool>(false)
 
     /// Installs `handler`, replacing any previous one; `nil` silences diagnostics again.

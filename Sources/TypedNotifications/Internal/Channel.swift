@@ -5,7 +5,7 @@ import Foundation
 /// Each channel registers a single Foundation observer (its *bridge*) under the type's name, which decodes plain
 /// posts once and fans them out here. Typed posts reach the observers directly, without `userInfo`.
 ///
-/// `subscriptions` and `bridge` are read and written only while ``ObserverRegistry``'s mutex is held; `center` and
+/// `subscriptions` and `bridge` are read and written only while `ObserverRegistry`'s lock is held; `center` and
 /// `name` never change. That is what makes the class safe to share across threads.
 final class Channel<Subject: Notifiable>: @unchecked Sendable, SweepableChannel {
     /// Held strongly: a center stays alive while it has typed observers, so its identity is never reused meanwhile.

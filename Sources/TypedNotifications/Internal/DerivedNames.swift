@@ -1,12 +1,11 @@
 import Foundation
-import Synchronization
 
 /// The cache behind the default ``Notifiable/notificationName``.
 ///
 /// Deriving a name with `String(reflecting:)` costs about 580 ns, so it happens once per type; every later read is a
 /// lock and a dictionary lookup keyed by the type's `ObjectIdentifier`, with no allocation.
 enum DerivedNames {
-    private static let cache = Mutex<[ObjectIdentifier: Notification.Name]>([:])
+    private static let cache = Locked<[ObjectIdentifier: Notification.Name]>([:])
 
     static func name(for type: Any.Type) -> Notification.Name {
         let key = ObjectIdentifier(type)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Where an asynchronous observation's handler runs.
 enum Executor: Sendable {
@@ -21,7 +20,7 @@ enum Executor: Sendable {
 /// A post only appends and, if no drain is scheduled, schedules one on the executor; it never waits for the handler.
 /// At most one drain per mailbox is in flight, and it delivers in append order, so each observer sees the payloads
 /// posted from one thread in post order even on a concurrent queue. `pending` and `isScheduled` are guarded by the
-/// mutex.
+/// lock.
 final class Mailbox<Payload: Sendable>: Sendable {
     private struct State {
         var pending: [Payload] = []
@@ -29,7 +28,7 @@ final class Mailbox<Payload: Sendable>: Sendable {
     }
 
     private let executor: Executor
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(_ executor: Executor) {
         self.executor = executor

@@ -1,10 +1,9 @@
 import Foundation
-import Synchronization
 
 /// The package's own ordered registry of typed observers, shared by every `NotificationCenter`.
 ///
 /// It keeps one ``Channel`` per (center, `Notifiable` type) that has live observers, and caches each type's
-/// notification name. One mutex guards all of it, so a post costs one lock: a name lookup and a channel lookup,
+/// notification name. One lock guards all of it, so a post costs one lock: a name lookup and a channel lookup,
 /// both keyed by `ObjectIdentifier`, and a copy-on-write snapshot of the channel's observers.
 ///
 /// A channel exists exactly while it has observers: the last removal unregisters its Foundation observer and drops
@@ -29,7 +28,7 @@ final class ObserverRegistry: Sendable {
         let subscriptions: [Subscription<Subject>]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     // MARK: - Posting
 

@@ -58,20 +58,24 @@ struct LegacyNamed: Notifiable {
 
 // MARK: - Recording
 
-/// A thread-safe list that handlers append to; the mutex makes it `Sendable`.
-final class Recorded<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+/// A thread-safe list that handlers append to.
+///
+/// Guarded by `NSLock` rather than `Synchronization.Mutex`, whose futex-based locking ThreadSanitizer cannot see on
+/// Linux. `@unchecked Sendable`: `elements` is only touched while `lock` is held.
+final class Recorded<Element: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var elements: [Element] = []
 
     func append(_ element: Element) {
-        storage.withLock { $0.append(element) }
+        lock.withLock { elements.append(element) }
     }
 
     var values: [Element] {
-        storage.withLock { $0 }
+        lock.withLock { elements }
     }
 
     var count: Int {
-        storage.withLock { $0.count }
+        lock.withLock { elements.count }
     }
 }
 
@@ -88,16 +92,24 @@ final class Counter: Sendable {
     }
 }
 
-/// A slot that a handler can fill in later, e.g. with a token to cancel; the mutex makes it `Sendable`.
-final class Slot<Value: Sendable>: Sendable {
-    private let storage = Mutex<Value?>(nil)
+/// A slot that a handler can fill in later, e.g. with a token to cancel.
+///
+/// `@unchecked Sendable`: `stored` is only touched while `lock` is held (see ``Recorded`` for why not `Mutex`).
+final class Slot<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
 
     func set(_ value: Value?) {
-        storage.withLock { $0 = value }
+        let old = lock.withLock {
+            defer { stored = value }
+            return stored
+        }
+        // Released outside the lock: releasing a token runs its cancellation.
+        withExtendedLifetime(old) {}
     }
 
     var value: Value? {
-        storage.withLock { $0 }
+        lock.withLock { stored }
     }
 }
 
