@@ -1,9 +1,9 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
     name: "TypedNotifications",
-    // `Synchronization` (Mutex, Atomic) sets the Apple floor; Linux has no floor.
+    // `Synchronization.Atomic` sets the Apple floor; `SendableMetatype` needs a Swift 6.2 compiler.
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "TypedNotifications", targets: ["TypedNotifications"]),
