@@ -1,1 +1,207 @@
+import Foundation
 import Testing
+import TypedNotifications
+import TypedNotificationsTesting
+
+@Suite struct NotificationRecorderTests {
+    // MARK: - Recording
+
+    @Test func recordsTypedPostsInOrderFromCreationOn() {
+        let center = NotificationCenter()
+        center.post(Saved(id: 0))
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        center.post(Saved(id: 1))
+        center.post(Saved.self, payload: Saved(id: 2))
+        Saved(id: 3).post(in: center)
+
+        #expect(recorder.payloads == [Saved(id: 1), Saved(id: 2), Saved(id: 3)])
+        #expect(recorder.count == 3)
+    }
+
+    @Test func recordsPayloadLessPosts() {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Refreshed.self, in: center)
+        center.post(Refreshed.self)
+        Refreshed.post(in: center)
+        #expect(recorder.count == 2)
+    }
+
+    @Test func recordsOnlyItsTypeAndCenter() {
+        let center = NotificationCenter()
+        let other = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        center.post(Refreshed.self)
+        other.post(Saved(id: 1))
+        #expect(recorder.count == 0)
+    }
+
+    @Test func recordsPlainPostsDecodedLikeTypedObserversSeeThem() {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(LegacyPayment.self, in: center)
+        let typed = Collected<Int>()
+        let token = center.observe(LegacyPayment.self) { typed.append($0) }
+        center.post(name: LegacyPayment.notificationName, object: nil, userInfo: ["amount": 250])
+        center.post(LegacyPayment.self, payload: 400)
+        #expect(recorder.payloads == [250, 400])
+        #expect(recorder.payloads == typed.all)
+        token.cancel()
+    }
+
+    @Test func undecodablePlainPostsAreSkippedAndKept() throws {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(LegacyPayment.self, in: center)
+        center.post(name: LegacyPayment.notificationName, object: nil, userInfo: nil)
+        center.post(name: LegacyPayment.notificationName, object: nil, userInfo: ["amount": "12"])
+        center.post(LegacyPayment.self, payload: 7)
+
+        #expect(recorder.payloads == [7])
+        let errors = try #require(recorder.decodingErrors as? [NotificationDecodingError])
+        #expect(
+            errors == [
+                .missingValue(key: "amount"),
+                .typeMismatch(key: "amount", expected: "Int", found: "String"),
+            ]
+        )
+    }
+
+    @Test func recordingSeesPostsMadeWhileTypedObserversRun() {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        // A typed observer that posts again: both posts are recorded, each once.
+        let token = center.observe(Saved.self) { saved in
+            if saved.id == 1 { center.post(Saved(id: 2)) }
+        }
+        center.post(Saved(id: 1))
+        #expect(recorder.payloads.map(\.id).sorted() == [1, 2])
+        token.cancel()
+    }
+
+    // MARK: - Senders
+
+    @Test func recordsSendersWhenTheyAreSendable() {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let recorder = NotificationRecorder(ReadingTaken.self, in: center)
+        center.post(ReadingTaken.self, payload: Celsius(value: 21), from: kitchen)
+        center.post(ReadingTaken.self, payload: Celsius(value: 5))
+
+        #expect(recorder.payloads == [Celsius(value: 21), Celsius(value: 5)])
+        #expect(recorder.senders.map { $0 === kitchen } == [true, false])
+        #expect(recorder.senders.map { $0 == nil } == [false, true])
+    }
+
+    @Test func filtersBySenderIdentity() {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let garden = Thermometer()
+        let recorder = NotificationRecorder(ReadingTaken.self, from: kitchen, in: center)
+        center.post(ReadingTaken.self, payload: Celsius(value: 21), from: kitchen)
+        center.post(ReadingTaken.self, payload: Celsius(value: 9), from: garden)
+        center.post(ReadingTaken.self, payload: Celsius(value: 0))
+        center.post(name: ReadingTaken.notificationName, object: kitchen, userInfo: nil)  // undecodable, other type
+
+        #expect(recorder.payloads == [Celsius(value: 21)])
+        #expect(recorder.senders.allSatisfy { $0 === kitchen })
+    }
+
+    @Test func payloadsFromASenderWorkForAnySenderType() {
+        let center = NotificationCenter()
+        let drafts = Store(center: center)
+        let archive = Store(center: center)
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        drafts.save([1, 2])
+        archive.save([3])
+        drafts.save([4])
+
+        #expect(recorder.payloads(from: drafts).map(\.id) == [1, 2, 4])
+        #expect(recorder.payloads(from: archive).map(\.id) == [3])
+        #expect(recorder.payloads(from: NSObject()).isEmpty)
+    }
+
+    @Test func doesNotKeepSendersAlive() {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(ReadingTaken.self, in: center)
+        weak var released: Thermometer?
+        do {
+            let sensor = Thermometer()
+            released = sensor
+            center.post(ReadingTaken.self, payload: Celsius(value: 3), from: sensor)
+        }
+        #expect(released == nil)
+        #expect(recorder.count == 1)
+        #expect(recorder.senders.count == 1)
+        #expect(recorder.senders[0] == nil)
+    }
+
+    @Test func recordsNothingOnceItsSenderIsGone() {
+        let center = NotificationCenter()
+        var sensor: Thermometer? = Thermometer()
+        let recorder = NotificationRecorder(ReadingTaken.self, from: sensor, in: center)
+        sensor = nil
+        // Whatever object Foundation sees now, even one at the freed address, is not the sender.
+        for _ in 0..<20 {
+            center.post(ReadingTaken.self, payload: Celsius(value: 1), from: Thermometer())
+        }
+        #expect(recorder.count == 0)
+    }
+
+    // MARK: - Lifetime
+
+    @Test func cancelStopsRecordingAndKeepsWhatWasRecorded() {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        center.post(Saved(id: 1))
+        recorder.cancel()
+        recorder.cancel()
+        center.post(Saved(id: 2))
+        #expect(recorder.payloads == [Saved(id: 1)])
+    }
+
+    @Test func cancellingOneRecorderLeavesOthersRecording() {
+        let center = NotificationCenter()
+        let first = NotificationRecorder(Saved.self, in: center)
+        let second = NotificationRecorder(Saved.self, in: center)
+        first.cancel()
+        center.post(Saved(id: 1))
+        #expect(first.count == 0)
+        #expect(second.count == 1)
+    }
+
+    @Test func releasingTheRecorderEndsRecording() {
+        let center = NotificationCenter()
+        weak var released: NotificationRecorder<Saved>?
+        do {
+            let recorder = NotificationRecorder(Saved.self, in: center)
+            released = recorder
+            center.post(Saved(id: 1))
+            #expect(recorder.count == 1)
+        }
+        #expect(released == nil)
+        center.post(Saved(id: 2))  // reaches nothing, and nothing crashes
+        let later = NotificationRecorder(Saved.self, in: center)
+        center.post(Saved(id: 3))
+        #expect(later.payloads == [Saved(id: 3)])
+    }
+
+    // MARK: - Threads
+
+    @Test func recordsEveryPostFromManyThreadsExactlyOnceInPerThreadOrder() {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        let threads = 8
+        let postsPerThread = 250
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for index in 0..<postsPerThread {
+                center.post(Saved(id: thread * postsPerThread + index))
+            }
+        }
+
+        let ids = recorder.payloads.map(\.id)
+        #expect(ids.count == threads * postsPerThread)
+        #expect(Set(ids).count == ids.count)
+        for thread in 0..<threads {
+            let fromThread = ids.filter { $0 / postsPerThread == thread }
+            #expect(fromThread == fromThread.sorted(), "thread \(thread)'s posts out of order")
+        }
+    }
+}

@@ -13,9 +13,11 @@ import Android
 /// Not `Synchronization.Mutex`: on Linux it locks with raw futex calls that ThreadSanitizer cannot see, so every
 /// access it guards would be reported as a race. The platform locks are understood by the sanitizers.
 ///
+/// `package` so that `TypedNotificationsTesting` shares it.
+///
 /// `@unchecked Sendable` because `state` is only ever read or written inside `withLock`, which holds the lock; the
 /// lock itself lives at a stable heap address for the object's whole life.
-final class Locked<State>: @unchecked Sendable {
+package final class Locked<State>: @unchecked Sendable {
     #if canImport(Darwin)
     private let lock: UnsafeMutablePointer<os_unfair_lock>
     #else
@@ -23,7 +25,7 @@ final class Locked<State>: @unchecked Sendable {
     #endif
     private var state: State
 
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
         lock = .allocate(capacity: 1)
         #if canImport(Darwin)
@@ -45,7 +47,7 @@ final class Locked<State>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the state. Never call back into the package from `body`: the lock is
     /// not recursive.
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         #if canImport(Darwin)
         os_unfair_lock_lock(lock)
         defer { os_unfair_lock_unlock(lock) }

@@ -1,0 +1,78 @@
+import TypedNotifications
+
+/// What a recorder or expectation saw, worded for failure messages that name the notification type and say what was
+/// posted.
+///
+/// ```
+/// Expected 3 posts of Saved, but 2 were posted: Saved(id: 1), Saved(id: 2)
+/// Expected no posts of Saved, but 1 was posted: Saved(id: 4); 1 post from other senders was ignored: Saved(id: 5)
+/// ```
+struct PostReport<Subject: Notifiable> {
+    /// Payloads listed in a message, at most; the rest are counted.
+    static var listLimit: Int { 10 }
+
+    /// The posts that counted.
+    var matched: [Subject.Payload] = []
+    /// Posts from objects other than the sender observed for.
+    var fromOtherSenders: [Subject.Payload] = []
+    /// Posts that a predicate rejected.
+    var rejected: [Subject.Payload] = []
+    /// Why plain posts could not be decoded.
+    var decodingErrors: [any Error] = []
+
+    /// The notification type as messages name it, such as `Saved` or `Box<Int>`.
+    static var subjectName: String { String(describing: Subject.self) }
+
+    /// `no posts of Saved`, `1 post of Saved`, `3 posts of Saved`, plus ` from the given sender` when filtering.
+    static func expectation(_ count: Int, filtersBySender: Bool) -> String {
+        let amount = count == 0 ? "no posts" : count == 1 ? "1 post" : "\(count) posts"
+        return "\(amount) of \(subjectName)" + (filtersBySender ? " from the given sender" : "")
+    }
+
+    /// `none was posted`, `1 was posted: Saved(id: 1)`, `2 were posted: Saved(id: 1), Saved(id: 2)`.
+    var outcome: String {
+        switch matched.count {
+        case 0: "none was posted"
+        case 1: "1 was posted" + Self.list(matched)
+        default: "\(matched.count) were posted" + Self.list(matched)
+        }
+    }
+
+    /// What else happened, each part starting with `; `, or an empty string.
+    var ignored: String {
+        var parts = ""
+        if !fromOtherSenders.isEmpty {
+            parts += "; " + Self.posts(fromOtherSenders.count) + " from other senders "
+            parts += (fromOtherSenders.count == 1 ? "was" : "were") + " ignored" + Self.list(fromOtherSenders)
+        }
+        if !rejected.isEmpty {
+            parts += "; " + Self.posts(rejected.count) + " not matching the predicate "
+            parts += (rejected.count == 1 ? "was" : "were") + " ignored" + Self.list(rejected)
+        }
+        if !decodingErrors.isEmpty {
+            parts += "; " + (decodingErrors.count == 1 ? "1 plain post" : "\(decodingErrors.count) plain posts")
+            parts +=
+                " could not be decoded: "
+                + decodingErrors.prefix(Self.listLimit).map { "\($0)" }.joined(separator: "; ")
+        }
+        return parts
+    }
+
+    /// `outcome` followed by `ignored`.
+    var summary: String { outcome + ignored }
+
+    private static func posts(_ count: Int) -> String {
+        count == 1 ? "1 post" : "\(count) posts"
+    }
+
+    /// `: Saved(id: 1), Saved(id: 2)`, with `, and 3 more` past the limit; empty for `Void` payloads, which all read
+    /// `()`.
+    private static func list(_ payloads: [Subject.Payload]) -> String {
+        guard Subject.Payload.self != Void.self, !payloads.isEmpty else { return "" }
+        var text = ": " + payloads.prefix(listLimit).map { String(describing: $0) }.joined(separator: ", ")
+        if payloads.count > listLimit {
+            text += ", and \(payloads.count - listLimit) more"
+        }
+        return text
+    }
+}

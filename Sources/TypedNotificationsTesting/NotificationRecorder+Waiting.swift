@@ -1,0 +1,63 @@
+extension NotificationRecorder {
+    /// Returns the oldest payload that `next` has not returned yet, waiting for a post if there is none.
+    ///
+    /// The first call returns the first recorded payload, even if it was posted before the call; each later call
+    /// returns the one after. This suits code that posts from another task or queue: the test waits for exactly the
+    /// posts it needs, with no sleeps and no polling. Calls waiting together are served in the order they began.
+    ///
+    /// ```swift
+    /// struct Saved: Notifiable { let id: Int }
+    ///
+    /// @Test func savingInTheBackgroundPostsInOrder() async throws {
+    ///     let center = NotificationCenter()
+    ///     let recorder = NotificationRecorder(Saved.self, in: center)
+    ///     DispatchQueue.global().async {
+    ///         center.post(Saved(id: 1))
+    ///         center.post(Saved(id: 2))
+    ///     }
+    ///     #expect(try await recorder.next().id == 1)
+    ///     #expect(try await recorder.next(timeout: .seconds(5)).id == 2)
+    /// }
+    /// ```
+    ///
+    /// - Parameter timeout: How long to wait at most, on the continuous clock; `nil` (the default) waits until a post
+    ///   arrives or the task is cancelled. A safety net against a hanging test, not a way to order events.
+    /// - Returns: The payload.
+    /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if
+    ///   `timeout` elapses, or if the recorder is cancelled, before a post arrives. A payload already recorded is
+    ///   returned without checking either.
+    public func next(timeout: Duration? = nil) async throws -> Subject.Payload {
+        try await recording.next(timeout: timeout)
+    }
+
+    /// Waits until at least `count` posts have been recorded, and returns every payload recorded by then.
+    ///
+    /// Returns at once if there are already that many. It does not affect what ``next(timeout:)`` returns.
+    ///
+    /// ```swift
+    /// struct Saved: Notifiable { let id: Int }
+    ///
+    /// @Test func syncingPostsEveryItem() async throws {
+    ///     let center = NotificationCenter()
+    ///     let recorder = NotificationRecorder(Saved.self, in: center)
+    ///     Task.detached {
+    ///         for id in 1...3 { center.post(Saved(id: id)) }
+    ///     }
+    ///     let saved = try await recorder.waitForCount(3, timeout: .seconds(5))
+    ///     #expect(saved.map(\.id) == [1, 2, 3])
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - count: How many posts to wait for; at least 0.
+    ///   - timeout: How long to wait at most, on the continuous clock; `nil` (the default) waits until the posts
+    ///     arrive or the task is cancelled. A safety net against a hanging test, not a way to order events.
+    /// - Returns: Every payload recorded when the wait ended, in post order: `count` of them or more.
+    /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if
+    ///   `timeout` elapses, or if the recorder is cancelled, first.
+    @discardableResult
+    public func waitForCount(_ count: Int, timeout: Duration? = nil) async throws -> [Subject.Payload] {
+        precondition(count >= 0, "NotificationRecorder.waitForCount(_:) needs a count of at least 0, not \(count)")
+        return try await recording.waitForCount(count, timeout: timeout)
+    }
+}

@@ -1,0 +1,135 @@
+#if canImport(XCTest)
+public import Foundation
+public import TypedNotifications
+public import XCTest
+
+/// An `XCTestExpectation` fulfilled by posts of one `Notifiable` type: a typed `XCTNSNotificationExpectation`.
+///
+/// Each post of `Subject` on the center (from `sender`, if given, and accepted by the predicate, if any) fulfils the
+/// expectation once; it is met after `count` such posts. Observation begins before the initialiser returns and lasts
+/// as long as the expectation. The predicate receives the typed payload, not a `Notification` whose `userInfo` must be
+/// cast.
+///
+/// ```swift
+/// struct Saved: Notifiable { let id: Int }
+///
+/// final class StoreTests: XCTestCase {
+///     func testSavingInTheBackgroundPostsEveryItem() {
+///         let center = NotificationCenter()
+///         let store = Store(center: center)
+///         let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center)
+///         store.saveInBackground([1, 2])
+///         wait(for: [saved], timeout: 5)
+///         XCTAssertEqual(saved.payloads.map(\.id), [1, 2])
+///     }
+/// }
+/// ```
+///
+/// ## Failure messages
+///
+/// XCTest names an unmet expectation by its `expectationDescription`, which this class keeps up to date with what was
+/// posted, so the failure says what happened instead (the wording around the description is XCTest's own):
+///
+/// ```
+/// Asynchronous wait failed - Exceeded timeout of 5.0 seconds, with unfulfilled expectations:
+/// expected 2 posts of Saved; 1 was posted: Saved(id: 1)
+/// ```
+///
+/// A `count` of 0 makes an inverted expectation, which fails as soon as `Subject` is posted:
+///
+/// ```
+/// Asynchronous wait failed - Fulfilled inverted expectation 'expected no posts of Saved; 1 was posted: Saved(id: 4)'
+/// ```
+///
+/// - Important: The predicate runs synchronously on the posting thread, so it is `@Sendable`; the expectation is
+///   `Sendable`, like every `XCTestExpectation`. Extra posts past `count` are ignored unless `assertForOverFulfill`
+///   is set. A description you set yourself is overwritten at the next post.
+public final class TypedNotificationExpectation<Subject: Notifiable>: XCTestExpectation, @unchecked Sendable {
+    // `@unchecked Sendable`, as XCTestExpectation itself is. What this subclass adds is safe to share: `report` is
+    // guarded by its mutex, `observation` is set once in `init`, and the rest is immutable and `Sendable`.
+
+    private let expected: String
+    private let predicate: (@Sendable (Subject.Payload) -> Bool)?
+    private let report = Locked(PostReport<Subject>())
+    private let observation = Locked<PostObserver<Subject>?>(nil)
+
+    /// Makes an expectation met by `count` posts of `subject` on `center`.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let center = NotificationCenter()
+    ///
+    /// let anyChange = TypedNotificationExpectation(CounterDidChange.self, in: center)
+    /// let reachedThree = TypedNotificationExpectation(CounterDidChange.self, in: center) { $0.count == 3 }
+    /// let noChange = TypedNotificationExpectation(CounterDidChange.self, count: 0, in: center)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - subject: The notification type to expect.
+    ///   - count: How many posts meet the expectation; 1 unless given. 0 makes it inverted: any post fails it.
+    ///   - sender: Only posts from this object, compared by identity, count; `nil` for every sender. Posts from other
+    ///     senders are listed in the description.
+    ///   - center: The center to observe; `.default` unless given. Prefer a center of the test's own.
+    ///   - predicate: Decides, on the posting thread, whether a payload counts; every post counts if `nil`. Posts it
+    ///     rejects are listed in the description.
+    public init(
+        _ subject: Subject.Type,
+        count: Int = 1,
+        from sender: Subject.Sender? = nil,
+        in center: NotificationCenter = .default,
+        where predicate: (@Sendable (Subject.Payload) -> Bool)? = nil
+    ) {
+        precondition(count >= 0, "TypedNotificationExpectation needs a count of at least 0, not \(count)")
+        let expected =
+            "expected " + PostReport<Subject>.expectation(count, filtersBySender: sender != nil)
+            + (predicate == nil ? "" : " matching the predicate")
+        self.expected = expected
+        self.predicate = predicate
+        // Only `description`: Apple's XCTest has no `file:line:` variant of this initialiser or of `fulfill()`.
+        super.init(description: expected)
+        if count == 0 {
+            isInverted = true
+        } else {
+            expectedFulfillmentCount = count
+        }
+        let observer = PostObserver(center: center, sender: sender) { [weak self] post in
+            self?.receive(post)
+        }
+        observation.withLock { $0 = observer }
+    }
+
+    /// The payloads that counted towards the expectation so far, in post order.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let center = NotificationCenter()
+    /// let changes = TypedNotificationExpectation(CounterDidChange.self, in: center)
+    /// center.post(CounterDidChange(count: 1))
+    /// XCTAssertEqual(changes.payloads.map(\.count), [1])
+    /// ```
+    public var payloads: [Subject.Payload] {
+        report.withLock { $0.matched }
+    }
+
+    private func receive(_ post: ObservedPost<Subject>) {
+        // The predicate is user code: run it before taking the lock, so it may post or read `payloads`.
+        let counts = post.isFromObservedSender && (try? post.payload.get()).map { predicate?($0) ?? true } == true
+        report.withLock { report in
+            switch (post.payload, post.isFromObservedSender) {
+            case (.success(let payload), true):
+                if counts { report.matched.append(payload) } else { report.rejected.append(payload) }
+            case (.success(let payload), false):
+                report.fromOtherSenders.append(payload)
+            case (.failure(let error), true):
+                report.decodingErrors.append(error)
+            case (.failure, false):
+                break
+            }
+            // Updated under the lock so that concurrent posts never leave an older description behind, and before
+            // `fulfill()` so that XCTest reports an inverted expectation with the post that broke it.
+            expectationDescription = expected + "; " + report.summary
+        }
+        if counts { fulfill() }
+    }
+}
+#endif

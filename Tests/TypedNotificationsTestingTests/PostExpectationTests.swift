@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+import TypedNotifications
+import TypedNotificationsTesting
+
+@Suite(.timeLimit(.minutes(1))) struct PostExpectationTests {
+    struct SaveFailed: Error {}
+
+    // MARK: - Passing
+
+    @Test func expectPostsReturnsThePayloadsWhenTheCountMatches() async throws {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let saved = await expectPosts(Saved.self, count: 3, in: center) {
+            store.save([1, 2, 3])
+        }
+        #expect(saved.map(\.id) == [1, 2, 3])
+    }
+
+    @Test func onlyPostsMadeWhileTheBodyRunsCount() async {
+        let center = NotificationCenter()
+        center.post(Saved(id: 0))
+        await expectPosts(Saved.self, in: center) {
+            center.post(Saved(id: 1))
+        }
+        center.post(Saved(id: 2))
+        await expectNoPosts(Saved.self, in: center) {}
+    }
+
+    @Test func postsFromWorkTheBodyAwaitsCount() async {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        await expectPosts(Saved.self, count: 2, in: center) {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    store.save([1, 2])
+                    continuation.resume()
+                }
+            }
+        }
+    }
+
+    @MainActor @Test func theBodyRunsInTheCallersIsolation() async {
+        let center = NotificationCenter()
+        let model = CounterModel(center: center)
+        await expectPosts(Refreshed.self, in: center) {
+            model.refresh()  // main-actor code, called synchronously
+        }
+    }
+
+    @Test func expectNoPostsPassesWhenNothingIsPosted() async {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        await expectNoPosts(Saved.self, in: center) {
+            store.save([])
+            center.post(Refreshed.self)
+        }
+    }
+
+    @Test func aThrowingBodyRethrowsWithoutCheckingTheCount() async {
+        let center = NotificationCenter()
+        await #expect(throws: SaveFailed.self) {
+            try await expectPosts(Saved.self, count: 2, in: center) { throw SaveFailed() }
+        }
+    }
+
+    // MARK: - Failure messages
+
+    @Test func tooFewPostsAreReportedWithTheTypeAndWhatWasPosted() async {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let issues = await recordedIssues {
+            await expectPosts(Saved.self, count: 3, in: center) { store.save([1, 2]) }
+        }
+        #expect(issues.map(\.message) == ["Expected 3 posts of Saved, but 2 were posted: Saved(id: 1), Saved(id: 2)"])
+    }
+
+    @Test func tooManyPostsAreReported() async {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let issues = await recordedIssues {
+            await expectPosts(Saved.self, in: center) { store.save([1, 1]) }
+        }
+        #expect(issues.map(\.message) == ["Expected 1 post of Saved, but 2 were posted: Saved(id: 1), Saved(id: 1)"])
+    }
+
+    @Test func missingPostsAreReported() async {
+        let center = NotificationCenter()
+        let issues = await recordedIssues {
+            await expectPosts(Saved.self, in: center) { center.post(Refreshed.self) }
+        }
+        #expect(issues.map(\.message) == ["Expected 1 post of Saved, but none was posted"])
+    }
+
+    @Test func unexpectedPostsAreReported() async {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let issues = await recordedIssues {
+            await expectNoPosts(Saved.self, in: center) { store.save([4]) }
+        }
+        #expect(issues.map(\.message) == ["Expected no posts of Saved, but 1 was posted: Saved(id: 4)"])
+    }
+
+    @Test func payloadLessPostsAreCountedWithoutAList() async {
+        let center = NotificationCenter()
+        let issues = await recordedIssues {
+            await expectPosts(Refreshed.self, count: 2, in: center) { center.post(Refreshed.self) }
+        }
+        #expect(issues.map(\.message) == ["Expected 2 posts of Refreshed, but 1 was posted"])
+    }
+
+    @Test func longListsAreShortened() async {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let issues = await recordedIssues {
+            await expectNoPosts(Saved.self, in: center) { store.save(Array(1...12)) }
+        }
+        let listed = (1...10).map { "Saved(id: \($0))" }.joined(separator: ", ")
+        #expect(issues.map(\.message) == ["Expected no posts of Saved, but 12 were posted: \(listed), and 2 more"])
+    }
+
+    @Test func postsFromOtherSendersAreListedSeparately() async {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let garden = Thermometer()
+        let issues = await recordedIssues {
+            await expectPosts(ReadingTaken.self, from: kitchen, in: center) {
+                center.post(ReadingTaken.self, payload: Celsius(value: 9), from: garden)
+            }
+        }
+        #expect(
+            issues.map(\.message) == [
+                "Expected 1 post of ReadingTaken from the given sender, but none was posted; "
+                    + "1 post from other senders was ignored: 9.0 °C"
+            ]
+        )
+    }
+
+    @Test func undecodablePlainPostsAreExplained() async {
+        let center = NotificationCenter()
+        let issues = await recordedIssues {
+            await expectPosts(LegacyPayment.self, in: center) {
+                center.post(name: LegacyPayment.notificationName, object: nil, userInfo: ["cents": 250])
+            }
+        }
+        #expect(
+            issues.map(\.message) == [
+                #"Expected 1 post of LegacyPayment, but none was posted; 1 plain post could not be decoded: "#
+                    + #"userInfo has no value for "amount""#
+            ]
+        )
+    }
+
+    @Test func issuesPointAtTheCaller() async {
+        let center = NotificationCenter()
+        var line = 0
+        let issues = await recordedIssues {
+            line = #line + 1
+            await expectPosts(Saved.self, in: center) {}
+        }
+        #expect(issues.count == 1)
+        #expect(issues.first?.sourceLocation?.line == line)
+        #expect(issues.first?.sourceLocation?.fileName == "PostExpectationTests.swift")
+    }
+}
+
+/// Main-actor code under test, which is not `Sendable`.
+@MainActor final class CounterModel {
+    let center: NotificationCenter
+    var refreshes = 0
+
+    init(center: NotificationCenter) {
+        self.center = center
+    }
+
+    func refresh() {
+        refreshes += 1
+        center.post(Refreshed.self)
+    }
+}

@@ -1,0 +1,24 @@
+import Testing
+
+/// Runs `body`, which is expected to record issues, and returns them instead of failing the test, so that a test can
+/// check failure messages word for word. If `body` records none, the test fails ("known issue was not recorded").
+func recordedIssues(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: () async -> Void
+) async -> [Issue] {
+    let issues = Collected<Issue>()
+    await withKnownIssue {
+        await body()
+    } matching: { issue in
+        issues.append(issue)
+        return true
+    }
+    return issues.all
+}
+
+extension Issue {
+    /// The issue's comments as one string.
+    var message: String {
+        comments.map(\.rawValue).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,19 @@
+@testable import TypedNotificationsTesting
+
+extension NotificationRecorder {
+    /// Returns once `count` waits are suspended on the recorder, so that a test can post after a wait has begun.
+    ///
+    /// A wait begins within microseconds of the call that starts it; this only yields until then, and the suites'
+    /// time limit bounds it.
+    func untilWaiting(_ count: Int) async {
+        while recording.waitCount < count {
+            await Task.yield()
+        }
+    }
+}
+
+extension Duration {
+    /// A timeout for waits that should end within microseconds: it turns a bug that would hang the test into a
+    /// failure, and a passing test never waits for it.
+    static var safetyNet: Duration { .seconds(10) }
+}

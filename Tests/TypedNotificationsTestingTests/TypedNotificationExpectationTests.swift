@@ -1,0 +1,173 @@
+import Foundation
+import TypedNotifications
+import TypedNotificationsTesting
+import XCTest
+
+final class TypedNotificationExpectationTests: XCTestCase {
+    // MARK: - Fulfilment
+
+    func testIsFulfilledByTheGivenNumberOfPosts() {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center)
+        let one = TypedNotificationExpectation(Saved.self, count: 2, in: center)
+        store.save([1])
+        // An expectation can be waited on once only, hence two of them.
+        XCTAssertEqual(XCTWaiter().wait(for: [one], timeout: 0.05), .timedOut)
+        store.save([2])
+        XCTAssertEqual(XCTWaiter().wait(for: [saved], timeout: 5), .completed)
+        XCTAssertEqual(saved.payloads.map(\.id), [1, 2])
+    }
+
+    func testIsFulfilledByPostsFromAnotherThread() {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let saved = TypedNotificationExpectation(Saved.self, count: 3, in: center)
+        store.saveInBackground([1, 2, 3])
+        wait(for: [saved], timeout: 5)
+        XCTAssertEqual(saved.payloads.map(\.id), [1, 2, 3])
+    }
+
+    func testWorksWithAsyncTests() async {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let saved = TypedNotificationExpectation(Saved.self, in: center)
+        store.saveInBackground([1])
+        await fulfillment(of: [saved], timeout: 5)
+    }
+
+    func testOnlyPayloadsAcceptedByThePredicateCount() {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let second = TypedNotificationExpectation(Saved.self, in: center) { $0.id == 2 }
+        let notYet = TypedNotificationExpectation(Saved.self, in: center) { $0.id == 2 }
+        store.save([1, 3])
+        XCTAssertEqual(XCTWaiter().wait(for: [notYet], timeout: 0.05), .timedOut)
+        store.save([2])
+        XCTAssertEqual(XCTWaiter().wait(for: [second], timeout: 5), .completed)
+        XCTAssertEqual(second.payloads, [Saved(id: 2)])
+    }
+
+    func testOnlyPostsFromTheSenderCount() {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let reading = TypedNotificationExpectation(ReadingTaken.self, from: kitchen, in: center)
+        let notYet = TypedNotificationExpectation(ReadingTaken.self, from: kitchen, in: center)
+        center.post(ReadingTaken.self, payload: Celsius(value: 9), from: Thermometer())
+        center.post(ReadingTaken.self, payload: Celsius(value: 8))
+        XCTAssertEqual(XCTWaiter().wait(for: [notYet], timeout: 0.05), .timedOut)
+        center.post(ReadingTaken.self, payload: Celsius(value: 21), from: kitchen)
+        XCTAssertEqual(XCTWaiter().wait(for: [reading], timeout: 5), .completed)
+        XCTAssertEqual(reading.payloads, [Celsius(value: 21)])
+    }
+
+    func testACountOfZeroIsMetWhenTheTypeIsNotPosted() {
+        let center = NotificationCenter()
+        let none = TypedNotificationExpectation(Saved.self, count: 0, in: center)
+        XCTAssertTrue(none.isInverted)
+        center.post(Refreshed.self)
+        XCTAssertEqual(XCTWaiter().wait(for: [none], timeout: 0.05), .completed)
+    }
+
+    func testACountOfZeroFailsAsSoonAsTheTypeIsPosted() {
+        let center = NotificationCenter()
+        let none = TypedNotificationExpectation(Saved.self, count: 0, in: center)
+        center.post(Saved(id: 1))
+        XCTAssertEqual(XCTWaiter().wait(for: [none], timeout: 5), .invertedFulfillment)
+    }
+
+    func testReleasingTheExpectationEndsObservation() {
+        let center = NotificationCenter()
+        weak var released: TypedNotificationExpectation<Saved>?
+        do {
+            let saved = TypedNotificationExpectation(Saved.self, in: center)
+            released = saved
+        }
+        XCTAssertNil(released)
+        center.post(Saved(id: 1))  // reaches nothing, and nothing crashes
+    }
+
+    // MARK: - Descriptions
+
+    func testTheDescriptionNamesTheTypeAndWhatWasPosted() {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center)
+        XCTAssertEqual(saved.expectationDescription, "expected 2 posts of Saved")
+        store.save([1])
+        XCTAssertEqual(saved.expectationDescription, "expected 2 posts of Saved; 1 was posted: Saved(id: 1)")
+    }
+
+    func testTheDescriptionListsWhatWasIgnored() {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let warm = TypedNotificationExpectation(ReadingTaken.self, from: kitchen, in: center) { $0.value > 20 }
+        center.post(ReadingTaken.self, payload: Celsius(value: 18), from: kitchen)
+        center.post(ReadingTaken.self, payload: Celsius(value: 30), from: Thermometer())
+        center.post(name: ReadingTaken.notificationName, object: kitchen, userInfo: nil)
+        XCTAssertEqual(
+            warm.expectationDescription,
+            "expected 1 post of ReadingTaken from the given sender matching the predicate; none was posted"
+                + "; 1 post from other senders was ignored: 30.0 °C"
+                + "; 1 post not matching the predicate was ignored: 18.0 °C"
+                + "; 1 plain post could not be decoded: the notification has no userInfo"
+        )
+    }
+
+    // MARK: - XCTest's failure messages
+
+    /// The failures XCTest reports while `capturesFailures` is set, instead of failing the test.
+    private var capturedFailures: [String] = []
+    private var capturesFailures = false
+
+    #if canImport(Darwin)
+    override func record(_ issue: XCTIssue) {
+        if capturesFailures {
+            capturedFailures.append(issue.compactDescription)
+        } else {
+            super.record(issue)
+        }
+    }
+    #else
+    override func recordFailure(
+        withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+    ) {
+        if capturesFailures {
+            capturedFailures.append(description)
+        } else {
+            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+    }
+    #endif
+
+    func testATimeoutFailureSaysWhatWasPostedInstead() {
+        let center = NotificationCenter()
+        let counter = Store(center: center)
+        let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center)
+        counter.save([1])
+        capturesFailures = true
+        wait(for: [saved], timeout: 0.05)
+        capturesFailures = false
+        XCTAssertEqual(capturedFailures.count, 1)
+        let failure = capturedFailures.first ?? ""
+        XCTAssertTrue(
+            failure.contains("expected 2 posts of Saved; 1 was posted: Saved(id: 1)"),
+            "unexpected failure message: \(failure)"
+        )
+    }
+
+    func testAnInvertedFailureSaysWhatWasPosted() {
+        let center = NotificationCenter()
+        let none = TypedNotificationExpectation(Saved.self, count: 0, in: center)
+        Store(center: center).save([4])
+        capturesFailures = true
+        wait(for: [none], timeout: 5)
+        capturesFailures = false
+        XCTAssertEqual(capturedFailures.count, 1)
+        let failure = capturedFailures.first ?? ""
+        XCTAssertTrue(
+            failure.contains("expected no posts of Saved; 1 was posted: Saved(id: 4)"),
+            "unexpected failure message: \(failure)"
+        )
+    }
+}
