@@ -8,7 +8,7 @@ let package = Package(
     dependencies: [
         // The library under test; it keeps zero dependencies of its own.
         .package(name: "TypedNotifications", path: ".."),
-        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // The scenarios, shared by both runners: each typed fixture and its plain and MainActorMessage twins.
@@ -16,20 +16,22 @@ let package = Package(
             name: "BenchmarkScenarios",
             dependencies: [.product(name: "TypedNotifications", package: "TypedNotifications")]
         ),
+        // Bytes in use on the heap (glibc `mallinfo2`), for memory per observation in the ratio table.
+        .target(name: "CHeapStats"),
         // `swift run -c release TypedNotificationsRatios`: paired typed/twin rounds in one process, ratio table.
         .executableTarget(
             name: "TypedNotificationsRatios",
-            dependencies: ["BenchmarkScenarios"]
+            dependencies: ["BenchmarkScenarios", "CHeapStats"]
         ),
         // `swift package benchmark`: the same scenarios with package-benchmark's malloc metrics.
         .executableTarget(
             name: "TypedNotificationsBenchmarks",
             dependencies: [
                 "BenchmarkScenarios",
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/TypedNotificationsBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,1 +1,163 @@
-print("x")
+// Paired typed/twin rounds in one process; prints each scenario's ratio (typed / twin) and its target.
+// Run from Benchmarks/: `swift run -c release TypedNotificationsRatios` (full) or `... --smoke` (CI).
+import BenchmarkScenarios
+import Foundation
+
+let options = Options.parse(CommandLine.arguments.dropFirst())
+
+func plainPair(typed: TypedFixture, plain: PlainFixture, deliveries: Int) -> Pair {
+    Pair(
+        typed: Side(run: typed.post, sink: typed.sink),
+        twin: Side(run: plain.post, sink: plain.sink),
+        deliveriesPerOperation: deliveries
+    )
+}
+
+func postScenario(_ observers: Int, target: Double?, stretch: Double? = nil) -> TimedScenario {
+    let title = observers == 1 ? "post, 1 observer" : "post, \(observers.formatted()) observers"
+    return TimedScenario(title: title, twin: "plain", target: target, stretch: stretch) {
+        plainPair(
+            typed: TypedFixture(observers: observers), plain: PlainFixture(observers: observers), deliveries: observers)
+    }
+}
+
+@available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
+func messageScenario(_ observers: Int, target: Double?) -> TimedScenario {
+    let title = observers == 1 ? "post, 1 observer" : "post, \(observers) observers"
+    return TimedScenario(title: title, twin: "MainActorMessage", target: target, stretch: nil) {
+        let typed = TypedFixture(observers: observers)
+        let message = MessageFixture(observers: observers)
+        return Pair(
+            typed: Side(run: typed.post, sink: typed.sink),
+            twin: Side(run: { message.post($0) }, sink: message.sink),
+            deliveriesPerOperation: observers
+        )
+    }
+}
+
+func observeThenCancelScenario(longLived: Int, target: Double?) -> TimedScenario {
+    let title =
+        longLived == 1
+        ? "observe then cancel, 1 long-lived observer" : "observe then cancel, \(longLived.formatted()) long-lived"
+    return TimedScenario(title: title, twin: "plain", target: target, stretch: nil) {
+        let typed = TypedFixture(observers: longLived)
+        let plain = PlainFixture(observers: longLived)
+        return Pair(
+            typed: Side(run: typed.observeThenCancel, sink: typed.sink),
+            twin: Side(run: plain.observeThenRemove, sink: plain.sink),
+            deliveriesPerOperation: 0
+        )
+    }
+}
+
+var timedScenarios: [TimedScenario] = [
+    postScenario(0, target: 1.05),
+    postScenario(1, target: 1.00, stretch: 0.60),
+    postScenario(10, target: 0.35),
+    postScenario(100, target: 0.05),
+    postScenario(1_000, target: nil),
+    TimedScenario(title: "post, 1 observer + 1,000 on other names", twin: "plain", target: 1.00, stretch: nil) {
+        plainPair(
+            typed: TypedFixture(observers: 1, observersOnOtherNames: 1_000),
+            plain: PlainFixture(observers: 1, observersOnOtherNames: 1_000),
+            deliveries: 1
+        )
+    },
+    observeThenCancelScenario(longLived: 1, target: 0.30),
+    // No target: shows how registration scales with the observers already on the name.
+    observeThenCancelScenario(longLived: 1_000, target: nil),
+    TimedScenario(title: "post from 2 threads at once, 1 observer", twin: "plain", target: nil, stretch: nil) {
+        let typed = TypedFixture(observers: 1)
+        let plain = PlainFixture(observers: 1)
+        // Each operation is one post on each of two threads; the time is the wall time of both.
+        return Pair(
+            typed: Side(
+                run: { count in DispatchQueue.concurrentPerform(iterations: 2) { _ in typed.post(count) } },
+                sink: typed.sink),
+            twin: Side(
+                run: { count in DispatchQueue.concurrentPerform(iterations: 2) { _ in plain.post(count) } },
+                sink: plain.sink),
+            deliveriesPerOperation: 2
+        )
+    },
+]
+if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+    timedScenarios += [
+        messageScenario(1, target: 1.00),
+        messageScenario(10, target: 0.80),
+        messageScenario(100, target: 0.35),
+    ]
+}
+
+/// Bytes per retained observation: `add` adds `count` observers to a side's fixture and returns the heap growth.
+@MainActor
+func bytesPerObservation(_ count: Int, reserve: (Int) -> Void, add: (Int) -> Void) -> Double {
+    reserve(count)
+    let before = heapBytesInUse()
+    add(count)
+    return Double(heapBytesInUse() - before) / Double(count)
+}
+
+var memoryScenarios: [MemoryScenario] = [
+    MemoryScenario(title: "memory per observation (heap bytes)", twin: "plain", target: 1.00) { count, typedFirst in
+        let typed = TypedFixture(observers: 1)
+        let plain = PlainFixture(observers: 1)
+        let measureTyped = { bytesPerObservation(count, reserve: typed.reserve, add: typed.addObservers) }
+        let measurePlain = { bytesPerObservation(count, reserve: plain.reserve, add: plain.addObservers) }
+        if typedFirst {
+            let t = measureTyped()
+            return (t, measurePlain())
+        }
+        let p = measurePlain()
+        return (measureTyped(), p)
+    }
+]
+if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+    memoryScenarios.append(
+        MemoryScenario(title: "memory per observation (heap bytes)", twin: "MainActorMessage", target: nil) {
+            count, typedFirst in
+            let typed = TypedFixture(observers: 1)
+            let message = MessageFixture(observers: 1)
+            let measureTyped = { bytesPerObservation(count, reserve: typed.reserve, add: typed.addObservers) }
+            let measureMessage = { bytesPerObservation(count, reserve: message.reserve, add: message.addObservers) }
+            if typedFirst {
+                let t = measureTyped()
+                return (t, measureMessage())
+            }
+            let m = measureMessage()
+            return (measureTyped(), m)
+        }
+    )
+}
+
+func selected(_ title: String, _ twin: String) -> Bool {
+    guard let filter = options.filter else { return true }
+    return "\(title) \(twin)".localizedCaseInsensitiveContains(filter)
+}
+
+let started = nowNanoseconds()
+printHeader(options: options)
+var rows: [Row] = []
+for scenario in timedScenarios where selected(scenario.title, scenario.twin) {
+    let row = run(scenario, options: options)
+    printRow(row, judged: !options.smoke)
+    rows.append(row)
+}
+for scenario in memoryScenarios where selected(scenario.title, scenario.twin) {
+    let row = run(scenario, options: options)
+    printRow(row, judged: !options.smoke)
+    rows.append(row)
+}
+
+let errors = rows.filter { $0.failure != nil }.count
+let judged = rows.filter { $0.meetsTarget != nil && $0.failure == nil }
+let missed = judged.filter { $0.meetsTarget == false }
+print("")
+print(
+    "\(rows.count) scenarios in \(String(format: "%.1f", Double(nowNanoseconds() - started) / 1e9)) s: "
+        + "\(judged.count - missed.count) of \(judged.count) targets met"
+        + (options.smoke ? " (smoke: not judged)" : "") + ", \(errors) errors"
+)
+if errors > 0 || (options.strict && !options.smoke && !missed.isEmpty) {
+    exit(1)
+}
