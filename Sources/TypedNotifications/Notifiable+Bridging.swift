@@ -69,6 +69,7 @@ extension Notifiable {
     /// ```
     ///
     /// - Throws: ``NotificationDecodingError`` when the value is missing or of another type.
+    @inlinable
     public static func payload(from notification: Notification) throws -> Payload {
         if Payload.self == Void.self {
             // Safe: the branch only runs when Payload is Void.
@@ -95,6 +96,7 @@ extension Notifiable {
     /// let userInfo = CounterDidChange.userInfo(for: CounterDidChange(count: 2))
     /// // userInfo?[Notification.typedPayloadKey] as? CounterDidChange == CounterDidChange(count: 2)
     /// ```
+    @inlinable
     public static func userInfo(for payload: Payload) -> [AnyHashable: Any]? {
         if Payload.self == Void.self { return nil }
         return [Notification.typedPayloadKey: payload]

@@ -158,7 +158,7 @@ extension NotificationCenter {
         handler: @escaping @Sendable (Subject.Payload) -> Void
     ) -> Subscription<Subject> {
         ObserverRegistry.shared.add(subject, in: self) { channel in
-            Subscription(channel: channel, sender: sender, owner: owner, executor: executor, handler: handler)
+            Subscription<Subject>(channel: channel, sender: sender, owner: owner, executor: executor, handler: handler)
         }
     }
 }

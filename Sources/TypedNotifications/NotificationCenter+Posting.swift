@@ -72,8 +72,11 @@ extension NotificationCenter {
         let route = ObserverRegistry.shared.route(subject, in: self)
         var reached = false
         if FoundationBridge.deliversDirectly {
-            for subscription in route.subscriptions where subscription.deliver(payload, from: sender) {
-                reached = true
+            for subscription in route.subscriptions {
+                // Safe: the route holds only the observers of `Subject` (see `ObserverRegistry.add`).
+                if unsafeDowncast(subscription, to: Subscription<Subject>.self).deliver(payload, from: sender) {
+                    reached = true
+                }
             }
         } else {
             reached = !route.subscriptions.isEmpty

@@ -5,22 +5,40 @@ import Foundation
 /// Each channel registers a single Foundation observer (its *bridge*) under the type's name, which decodes plain
 /// posts once and fans them out here. Typed posts reach the observers directly, without `userInfo`.
 ///
-/// `subscriptions` and `bridge` are read and written only while `ObserverRegistry`'s lock is held; `center` and
-/// `name` never change. That is what makes the class safe to share across threads.
-final class Channel<Subject: Notifiable>: @unchecked Sendable, SweepableChannel {
+/// `subscriptions`, `ownerBoundCount` and `bridge` are read and written only while `ObserverRegistry`'s lock is held;
+/// the other properties never change. That is what makes the class safe to share across threads, and why the
+/// runtime's exclusivity checks on `subscriptions` (which cannot see the lock) are switched off.
+class AnyChannel: @unchecked Sendable {
     /// Held strongly: a center stays alive while it has typed observers, so its identity is never reused meanwhile.
     let center: NotificationCenter
     let name: Notification.Name
-    var subscriptions: [Subscription<Subject>] = []
+    /// The `Notifiable` type, which with the center is the channel's key in the registry.
+    let subject: ObjectIdentifier
+    @exclusivity(unchecked) var subscriptions: [AnySubscription] = []
+    /// How many of `subscriptions` are owner-bound: only those can end without a `cancel()`, so only then is a sweep
+    /// for dead owners worth its cost.
+    var ownerBoundCount = 0
     var bridge: (any NSObjectProtocol)?
 
-    init(center: NotificationCenter, name: Notification.Name) {
+    init(center: NotificationCenter, name: Notification.Name, subject: ObjectIdentifier) {
         self.center = center
         self.name = name
+        self.subject = subject
     }
 
-    func remove(_ subscription: Subscription<Subject>) {
-        ObserverRegistry.shared.remove(subscription, from: self)
+    /// Registers the bridge; called once, by the registry, when the channel is created.
+    func makeBridge() -> any NSObjectProtocol {
+        fatalError("subclass responsibility")
+    }
+}
+
+final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
+    init(center: NotificationCenter, name: Notification.Name) {
+        super.init(center: center, name: name, subject: ObjectIdentifier(Subject.self))
+    }
+
+    override func makeBridge() -> any NSObjectProtocol {
+        FoundationBridge.addBridgeObserver(for: self)
     }
 
     /// Delivers a plain (non-typed) post that reached the bridge: decode once, then fan out in registration order.
@@ -37,15 +55,8 @@ final class Channel<Subject: Notifiable>: @unchecked Sendable, SweepableChannel 
         }
         let sender = notification.object.map { $0 as AnyObject }
         for subscription in subscriptions {
-            subscription.deliver(payload, from: sender)
-        }
-    }
-
-    var observerCount: Int { subscriptions.count }
-
-    func collectEnded(into list: inout [any Observation]) {
-        for subscription in subscriptions where !subscription.isAlive {
-            list.append(subscription)
+            // Safe: a channel only ever holds `Subscription<Subject>`s (see `ObserverRegistry.add`).
+            unsafeDowncast(subscription, to: Subscription<Subject>.self).deliver(payload, from: sender)
         }
     }
 }

@@ -78,12 +78,12 @@ enum FoundationBridge {
     }
 
     /// Whether `notification` is the typed post that the current thread is making on `channel` (consumed once).
-    static func isOwnPost<Subject: Notifiable>(_ notification: Notification, on channel: Channel<Subject>) -> Bool {
+    static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
         guard let raw = pthread_getspecific(slot) else { return false }
         // Safe: only `post(_:name:sender:userInfo:in:)` stores into the slot, always a pointer to a live `Frame`.
         let frame = raw.assumingMemoryBound(to: Frame.self)
         guard !frame.pointee.consumed,
-            frame.pointee.subject == ObjectIdentifier(Subject.self),
+            frame.pointee.subject == channel.subject,
             frame.pointee.center == ObjectIdentifier(channel.center)
         else { return false }
         let object = notification.object.map { $0 as AnyObject }
@@ -113,7 +113,7 @@ enum FoundationBridge {
         center.post(name: name, object: sender, userInfo: userInfo)
     }
 
-    static func isOwnPost<Subject: Notifiable>(_ notification: Notification, on channel: Channel<Subject>) -> Bool {
+    static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
         false
     }
     #endif

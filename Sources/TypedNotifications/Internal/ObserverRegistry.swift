@@ -4,7 +4,8 @@ import Foundation
 ///
 /// It keeps one ``Channel`` per (center, `Notifiable` type) that has live observers, and caches each type's
 /// notification name. One lock guards all of it, so a post costs one lock: a name lookup and a channel lookup,
-/// both keyed by `ObjectIdentifier`, and a copy-on-write snapshot of the channel's observers.
+/// both keyed by `ObjectIdentifier`, and a copy-on-write snapshot of the channel's observers. The bookkeeping is
+/// non-generic (``AnyChannel``, ``AnySubscription``); only creating a channel and delivering a payload know the type.
 ///
 /// A channel exists exactly while it has observers: the last removal unregisters its Foundation observer and drops
 /// it, so cancelled observations leave nothing behind.
@@ -14,59 +15,54 @@ final class ObserverRegistry: Sendable {
     private struct ChannelKey: Hashable {
         let center: ObjectIdentifier
         let subject: ObjectIdentifier
+
+        init(center: NotificationCenter, subject: ObjectIdentifier) {
+            self.center = ObjectIdentifier(center)
+            self.subject = subject
+        }
     }
 
     private struct State {
         var names: [ObjectIdentifier: Notification.Name] = [:]
-        /// Each value is a `Channel<T>` for the `T` named by the key's `subject`.
-        var channels: [ChannelKey: AnyObject] = [:]
+        var channels: [ChannelKey: AnyChannel] = [:]
     }
 
     /// What a post needs: the name, and the observers to deliver to directly, as one consistent snapshot.
-    struct Route<Subject: Notifiable> {
+    struct Route {
         let name: Notification.Name
-        let subscriptions: [Subscription<Subject>]
+        /// All `Subscription<Subject>` for the posted `Subject`.
+        let subscriptions: [AnySubscription]
     }
 
     private let state = Locked(State())
 
     // MARK: - Posting
 
-    func route<Subject: Notifiable>(_ subject: Subject.Type, in center: NotificationCenter) -> Route<Subject> {
-        let typeID = ObjectIdentifier(subject)
-        let key = ChannelKey(center: ObjectIdentifier(center), subject: typeID)
-        let found: Route<Subject>? = state.withLock { state in
-            guard let name = state.names[typeID] else { return nil }
-            guard let stored = state.channels[key] else { return Route(name: name, subscriptions: []) }
-            // Safe: the key's `subject` is `Subject`, and only `Channel<Subject>` is ever stored under it.
-            let channel = unsafeDowncast(stored, to: Channel<Subject>.self)
-            return Route(name: name, subscriptions: channel.subscriptions)
-        }
-        if let found { return found }
+    func route<Subject: Notifiable>(_ subject: Subject.Type, in center: NotificationCenter) -> Route {
+        if let route = route(ObjectIdentifier(subject), in: center) { return route }
         cacheName(of: subject)
         return route(subject, in: center)
     }
 
-    func name<Subject: Notifiable>(of subject: Subject.Type) -> Notification.Name {
-        let typeID = ObjectIdentifier(subject)
-        if let name = state.withLock({ $0.names[typeID] }) { return name }
-        return cacheName(of: subject)
+    /// `nil` only before the type's name is cached.
+    private func route(_ subject: ObjectIdentifier, in center: NotificationCenter) -> Route? {
+        state.withLock { state in
+            guard let name = state.names[subject] else { return nil }
+            let channel = state.channels[ChannelKey(center: center, subject: subject)]
+            return Route(name: name, subscriptions: channel?.subscriptions ?? [])
+        }
     }
 
-    @discardableResult
-    private func cacheName<Subject: Notifiable>(of subject: Subject.Type) -> Notification.Name {
+    private func cacheName<Subject: Notifiable>(of subject: Subject.Type) {
         // Read outside the lock: a custom `notificationName` is user code.
         let name = subject.notificationName
-        let typeID = ObjectIdentifier(subject)
-        return state.withLock { state in
-            if let existing = state.names[typeID] { return existing }
-            state.names[typeID] = name
-            return name
+        state.withLock { state in
+            if state.names[ObjectIdentifier(subject)] == nil { state.names[ObjectIdentifier(subject)] = name }
         }
     }
 
     /// The current observers of `channel`, for delivering a plain post.
-    func subscriptions<Subject: Notifiable>(of channel: Channel<Subject>) -> [Subscription<Subject>] {
+    func subscriptions(of channel: AnyChannel) -> [AnySubscription] {
         state.withLock { _ in channel.subscriptions }
     }
 
@@ -76,42 +72,60 @@ final class ObserverRegistry: Sendable {
     func add<Subject: Notifiable>(
         _ subject: Subject.Type,
         in center: NotificationCenter,
-        makeSubscription: (Channel<Subject>) -> Subscription<Subject>
+        makeSubscription: (AnyChannel) -> Subscription<Subject>
     ) -> Subscription<Subject> {
-        let name = name(of: subject)
-        let key = ChannelKey(center: ObjectIdentifier(center), subject: ObjectIdentifier(subject))
-        return state.withLock { state in
-            let channel: Channel<Subject>
-            if let stored = state.channels[key] {
-                // Safe: see `route(_:in:)`.
-                channel = unsafeDowncast(stored, to: Channel<Subject>.self)
-                // Owner-bound observations whose owner is gone are dropped here, so they never pile up.
-                channel.subscriptions.removeAll { !$0.isAlive }
+        let key = ChannelKey(center: center, subject: ObjectIdentifier(subject))
+        let added: Subscription<Subject>? = state.withLock { state in
+            guard let name = state.names[key.subject] else { return nil }
+            let channel: AnyChannel
+            if let existing = state.channels[key] {
+                channel = existing
             } else {
-                channel = Channel(center: center, name: name)
+                channel = Channel<Subject>(center: center, name: name)
                 // Foundation never calls back into us while holding its own lock, so registering under ours is safe.
-                channel.bridge = FoundationBridge.addBridgeObserver(for: channel)
+                channel.bridge = channel.makeBridge()
                 state.channels[key] = channel
             }
+            // Observers whose owner is gone are dropped here too, so they never pile up.
+            Self.sweepEndedOwners(of: channel)
             let subscription = makeSubscription(channel)
             channel.subscriptions.append(subscription)
+            if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
             return subscription
         }
+        if let added { return added }
+        cacheName(of: subject)
+        return add(subject, in: center, makeSubscription: makeSubscription)
     }
 
     /// Removes one observer; the channel and its Foundation observer go with the last one.
-    func remove<Subject: Notifiable>(_ subscription: Subscription<Subject>, from channel: Channel<Subject>) {
-        let key = ChannelKey(center: ObjectIdentifier(channel.center), subject: ObjectIdentifier(Subject.self))
+    func remove(_ subscription: AnySubscription) {
         state.withLock { state in
-            guard let index = channel.subscriptions.firstIndex(where: { $0 === subscription }) else { return }
+            let channel = subscription.channel
+            // Searched from the end: observers that come and go are usually the newest.
+            guard let index = channel.subscriptions.lastIndex(where: { $0 === subscription }) else { return }
             channel.subscriptions.remove(at: index)
-            channel.subscriptions.removeAll { !$0.isAlive }
-            if channel.subscriptions.isEmpty, state.channels[key] === channel {
-                state.channels[key] = nil
-                if let bridge = channel.bridge { channel.center.removeObserver(bridge) }
-                channel.bridge = nil
-            }
+            if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
+            Self.sweepEndedOwners(of: channel)
+            Self.dropIfEmpty(channel, from: &state)
         }
+    }
+
+    /// Removes owner-bound observers whose owner is gone; free when the channel has no owner-bound observers.
+    private static func sweepEndedOwners(of channel: AnyChannel) {
+        guard channel.ownerBoundCount > 0 else { return }
+        let before = channel.subscriptions.count
+        channel.subscriptions.removeAll { !$0.isAlive }
+        channel.ownerBoundCount -= before - channel.subscriptions.count
+    }
+
+    private static func dropIfEmpty(_ channel: AnyChannel, from state: inout State) {
+        guard channel.subscriptions.isEmpty else { return }
+        let key = ChannelKey(center: channel.center, subject: channel.subject)
+        guard state.channels[key] === channel else { return }
+        state.channels[key] = nil
+        if let bridge = channel.bridge { channel.center.removeObserver(bridge) }
+        channel.bridge = nil
     }
 
     // MARK: - Introspection, for tests
@@ -119,28 +133,14 @@ final class ObserverRegistry: Sendable {
     /// Live typed observers and Foundation observers the package holds for `center`, after dropping observations
     /// whose owner is gone.
     func registrationCounts(in center: NotificationCenter) -> (observers: Int, foundationObservers: Int) {
-        let centerID = ObjectIdentifier(center)
-        var dead: [any Observation] = []
         state.withLock { state in
-            for (key, stored) in state.channels where key.center == centerID {
-                (stored as? any SweepableChannel)?.collectEnded(into: &dead)
+            let channels = state.channels.values.filter { $0.center === center }
+            for channel in channels {
+                Self.sweepEndedOwners(of: channel)
+                Self.dropIfEmpty(channel, from: &state)
             }
-        }
-        for observation in dead { observation.cancel() }
-        return state.withLock { state in
-            var observers = 0
-            var bridges = 0
-            for (key, stored) in state.channels where key.center == centerID {
-                observers += (stored as? any SweepableChannel)?.observerCount ?? 0
-                bridges += 1
-            }
-            return (observers, bridges)
+            let live = channels.filter { !$0.subscriptions.isEmpty }
+            return (live.reduce(0) { $0 + $1.subscriptions.count }, live.count)
         }
     }
-}
-
-/// Lets the registry inspect channels of any subject type; called only under the registry's lock.
-protocol SweepableChannel {
-    var observerCount: Int { get }
-    func collectEnded(into list: inout [any Observation])
 }

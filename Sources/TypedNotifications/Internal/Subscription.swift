@@ -7,63 +7,85 @@ protocol Observation: AnyObject, Sendable {
     func cancel()
 }
 
-/// One typed observer on one ``Channel``: its handler, its filters, and whether it has ended.
+/// The type-independent part of one observer: its filters, its lifetime, and its place in a ``Channel``.
+///
+/// The registry's bookkeeping (adding, removing, sweeping, counting) works on this non-generic class only, so it runs
+/// as concrete code; only ``Subscription/deliver(_:from:)`` is generic.
 ///
 /// `@unchecked Sendable` because of the two weak references, whose types need not be `Sendable`: the sender is only
 /// ever compared by identity, never used, and the owner is `Sendable` where the public API accepts it (it is stored
 /// as `AnyObject` only to be tested for `nil`). Everything else is immutable after `init` except `cancelled`, which
 /// is atomic, and the Swift runtime reads and clears weak references atomically.
-final class Subscription<Subject: Notifiable>: Observation, @unchecked Sendable {
-    typealias Payload = Subject.Payload
-
-    private let channel: Channel<Subject>
+class AnySubscription: Observation, @unchecked Sendable {
+    let channel: AnyChannel
     /// Only payloads posted by this object (compared by identity) are delivered. Being weak, a freed sender can
     /// never match again, even when a new object reuses its address.
-    private weak let sender: Subject.Sender?
+    private weak let sender: AnyObject?
     private let filtersBySender: Bool
     /// For owner-bound observations: once the owner is gone, the observation ends.
     private weak let owner: AnyObject?
-    private let isOwnerBound: Bool
-    private let handler: @Sendable (Payload) -> Void
-    /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue or actor.
-    private let mailbox: Mailbox<Payload>?
+    let isOwnerBound: Bool
     private let cancelled = Atomic<Bool>(false)
 
-    init(
-        channel: Channel<Subject>,
-        sender: Subject.Sender?,
-        owner: AnyObject?,
-        executor: Executor?,
-        handler: @escaping @Sendable (Payload) -> Void
-    ) {
+    init(channel: AnyChannel, sender: AnyObject?, owner: AnyObject?) {
         self.channel = channel
         self.sender = sender
         self.filtersBySender = sender != nil
         self.owner = owner
         self.isOwnerBound = owner != nil
-        self.handler = handler
-        self.mailbox = executor.map(Mailbox.init)
     }
 
-    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// `false` once the owner of an owner-bound observation has been deallocated.
-    var isAlive: Bool { !isOwnerBound || owner != nil }
+    final var isAlive: Bool { !isOwnerBound || owner != nil }
 
-    func cancel() {
+    final func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        discardPending()
+        ObserverRegistry.shared.remove(self)
+    }
+
+    /// Whether a post from `postSender` is for this observer.
+    final func accepts(_ postSender: AnyObject?) -> Bool {
+        guard filtersBySender else { return true }
+        guard let postSender, let sender else { return false }
+        return postSender === sender
+    }
+
+    /// Drops deliveries still queued for an asynchronous observer.
+    func discardPending() {}
+}
+
+/// One typed observer: its handler, and for asynchronous delivery the mailbox in front of it.
+final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Sendable {
+    typealias Payload = Subject.Payload
+
+    private let handler: @Sendable (Payload) -> Void
+    /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue or actor.
+    private let mailbox: Mailbox<Payload>?
+
+    init(
+        channel: AnyChannel,
+        sender: Subject.Sender?,
+        owner: AnyObject?,
+        executor: Executor?,
+        handler: @escaping @Sendable (Payload) -> Void
+    ) {
+        self.handler = handler
+        self.mailbox = executor.map(Mailbox.init)
+        super.init(channel: channel, sender: sender, owner: owner)
+    }
+
+    override func discardPending() {
         mailbox?.discardPending()
-        channel.remove(self)
     }
 
     /// Delivers one post if the observation is still active and the sender matches.
     /// - Returns: whether the handler was reached (or its delivery queued).
     @discardableResult
     func deliver(_ payload: Payload, from postSender: AnyObject?) -> Bool {
-        if isCancelled { return false }
-        if filtersBySender {
-            guard let postSender, let sender, postSender === sender else { return false }
-        }
+        if isCancelled || !accepts(postSender) { return false }
         guard isAlive else {
             cancel()
             return false
