@@ -16,7 +16,7 @@ extension Notification {
     ///     userInfo: [Notification.typedPayloadKey: CounterDidChange(count: 1)]
     /// )
     /// ```
-    public static let typedPayloadKey = "TypedNotifications.payload"
+    public static let typedPayloadKey = "typedPayload"
 }
 
 /// Why a plain `Notification` could not be decoded into a typed payload.

@@ -19,6 +19,7 @@ extension NotificationCenter {
     /// - Parameters:
     ///   - notification: The value to post; observers receive it.
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    @inlinable
     public func post<Subject: Notifiable>(_ notification: Subject, from sender: Subject.Sender? = nil)
     where Subject.Payload == Subject {
         deliver(notification, as: Subject.self, from: sender)
@@ -40,6 +41,7 @@ extension NotificationCenter {
     ///   - subject: The notification type.
     ///   - payload: What observers receive.
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    @inlinable
     public func post<Subject: Notifiable>(
         _ subject: Subject.Type,
         payload: Subject.Payload,
@@ -61,6 +63,7 @@ extension NotificationCenter {
     /// - Parameters:
     ///   - subject: The notification type.
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    @inlinable
     public func post<Subject: Notifiable>(_ subject: Subject.Type, from sender: Subject.Sender? = nil)
     where Subject.Payload == Void {
         deliver((), as: subject, from: sender)
@@ -68,6 +71,9 @@ extension NotificationCenter {
 
     /// The one posting path: typed observers first, directly and without `userInfo`; then Foundation, for plain
     /// observers, with the package's bridge told to skip this post (see `FoundationBridge`).
+    ///
+    /// Inlinable, so that it is specialised for the posted type in the caller's module.
+    @inlinable
     func deliver<Subject: Notifiable>(_ payload: Subject.Payload, as subject: Subject.Type, from sender: AnyObject?) {
         let route = ObserverRegistry.shared.route(subject, in: self)
         var reached = false
@@ -82,7 +88,12 @@ extension NotificationCenter {
             reached = !route.subscriptions.isEmpty
         }
         let userInfo = subject.userInfo(for: payload)
-        FoundationBridge.post(subject, name: route.name, sender: sender, userInfo: userInfo, in: self)
+        if route.subscriptions.isEmpty {
+            // No channel, so no bridge in this post's snapshot of Foundation's observers: nothing to skip.
+            post(name: route.name, object: sender, userInfo: userInfo)
+        } else {
+            FoundationBridge.post(subject, name: route.name, sender: sender, userInfo: userInfo, in: self)
+        }
         if !reached, NotificationDiagnostics.reportsUnobservedPosts {
             NotificationDiagnostics.report(.unobserved, for: subject, name: route.name, in: self)
         }
@@ -111,6 +122,7 @@ extension Notifiable where Payload == Self {
     /// - Parameters:
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
     ///   - center: The center to post through; `.default` unless given.
+    @inlinable
     public func post(from sender: Sender? = nil, in center: NotificationCenter = .default) {
         center.deliver(self, as: Self.self, from: sender)
     }
@@ -132,6 +144,7 @@ extension Notifiable {
     ///   - payload: What observers receive.
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
     ///   - center: The center to post through; `.default` unless given.
+    @inlinable
     public static func post(_ payload: Payload, from sender: Sender? = nil, in center: NotificationCenter = .default) {
         center.deliver(payload, as: Self.self, from: sender)
     }
@@ -150,6 +163,7 @@ extension Notifiable where Payload == Void {
     /// - Parameters:
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
     ///   - center: The center to post through; `.default` unless given.
+    @inlinable
     public static func post(from sender: Sender? = nil, in center: NotificationCenter = .default) {
         center.deliver((), as: Self.self, from: sender)
     }

@@ -69,6 +69,7 @@ public enum NotificationDiagnostics {
         set { unobservedReports.store(newValue, ordering: .relaxed) }
     }
 
+    @usableFromInline
     static func report<Subject: Notifiable>(
         _ kind: Event.Kind,
         for subject: Subject.Type,

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -20,9 +20,13 @@ import Android
 ///   notification carries that very storage and sender. A frame is consumed once, so a plain observer that re-posts
 ///   under the same name from inside delivery is still delivered: a new `userInfo` never matches, and a verbatim
 ///   re-post of the same `userInfo` is delivered once too (in place of the one it is indistinguishable from).
+/// - A typed post that found no channel needs no frame: a bridge registered while it is delivering is not in the
+///   snapshot of observers that Foundation took for it. (`Notifiable.userInfo(for:)` runs in between and must
+///   therefore not observe; it is meant to be a pure function of the payload.)
 ///
 /// On platforms where Foundation may copy `userInfo` while posting (Apple's, which bridge to `NSDictionary`), the
 /// frame could not be matched safely, so direct delivery is off and every post goes through the bridge.
+@usableFromInline
 enum FoundationBridge {
     static func addBridgeObserver<Subject: Notifiable>(for channel: Channel<Subject>) -> any NSObjectProtocol {
         channel.center.addObserver(forName: channel.name, object: nil, queue: nil) { [weak channel] notification in
@@ -31,6 +35,7 @@ enum FoundationBridge {
     }
 
     #if canImport(Glibc) || canImport(Musl) || canImport(Android)
+    @usableFromInline
     static let deliversDirectly = true
 
     private struct Frame {
@@ -55,6 +60,7 @@ enum FoundationBridge {
     }()
 
     /// Posts a typed notification to Foundation for plain observers; the bridge of `subject` on `center` skips it.
+    @usableFromInline
     static func post<Subject: Notifiable>(
         _ subject: Subject.Type,
         name: Notification.Name,
@@ -101,8 +107,10 @@ enum FoundationBridge {
         }
     }
     #else
+    @usableFromInline
     static let deliversDirectly = false
 
+    @usableFromInline
     static func post<Subject: Notifiable>(
         _ subject: Subject.Type,
         name: Notification.Name,

@@ -1,36 +1,43 @@
-import Foundation
+public import Foundation
 
 /// The package's own ordered registry of typed observers, shared by every `NotificationCenter`.
 ///
-/// It keeps one ``Channel`` per (center, `Notifiable` type) that has live observers, and caches each type's
-/// notification name. One lock guards all of it, so a post costs one lock: a name lookup and a channel lookup,
-/// both keyed by `ObjectIdentifier`, and a copy-on-write snapshot of the channel's observers. The bookkeeping is
-/// non-generic (``AnyChannel``, ``AnySubscription``); only creating a channel and delivering a payload know the type.
+/// It keeps, per `Notifiable` type, the type's notification name and one ``Channel`` per center that has live
+/// observers of it. One lock guards all of it, so a post costs one lock, one dictionary lookup keyed by the type's
+/// `ObjectIdentifier`, a scan of that type's channels (one per center that observes it, usually a single one), and a
+/// copy-on-write snapshot of the channel's observers. The bookkeeping is non-generic (``AnyChannel``,
+/// ``AnySubscription``); only creating a channel and delivering a payload know the type.
 ///
 /// A channel exists exactly while it has observers: the last removal unregisters its Foundation observer and drops
 /// it, so cancelled observations leave nothing behind.
+@usableFromInline
 final class ObserverRegistry: Sendable {
+    @usableFromInline
     static let shared = ObserverRegistry()
 
-    private struct ChannelKey: Hashable {
-        let center: ObjectIdentifier
-        let subject: ObjectIdentifier
+    /// What the registry knows about one `Notifiable` type.
+    private struct TypeEntry {
+        let name: Notification.Name
+        /// At most one per center, each with at least one observer.
+        var channels: [AnyChannel] = []
 
-        init(center: NotificationCenter, subject: ObjectIdentifier) {
-            self.center = ObjectIdentifier(center)
-            self.subject = subject
+        func channel(in center: NotificationCenter) -> AnyChannel? {
+            channels.first { $0.center === center }
         }
     }
 
     private struct State {
-        var names: [ObjectIdentifier: Notification.Name] = [:]
-        var channels: [ChannelKey: AnyChannel] = [:]
+        /// Keyed by the `Notifiable` type's `ObjectIdentifier`.
+        var types: [ObjectIdentifier: TypeEntry] = [:]
     }
 
     /// What a post needs: the name, and the observers to deliver to directly, as one consistent snapshot.
+    @usableFromInline
     struct Route {
+        @usableFromInline
         let name: Notification.Name
         /// All `Subscription<Subject>` for the posted `Subject`.
+        @usableFromInline
         let subscriptions: [AnySubscription]
     }
 
@@ -38,6 +45,7 @@ final class ObserverRegistry: Sendable {
 
     // MARK: - Posting
 
+    @usableFromInline
     func route<Subject: Notifiable>(_ subject: Subject.Type, in center: NotificationCenter) -> Route {
         if let route = route(ObjectIdentifier(subject), in: center) { return route }
         cacheName(of: subject)
@@ -47,9 +55,8 @@ final class ObserverRegistry: Sendable {
     /// `nil` only before the type's name is cached.
     private func route(_ subject: ObjectIdentifier, in center: NotificationCenter) -> Route? {
         state.withLock { state in
-            guard let name = state.names[subject] else { return nil }
-            let channel = state.channels[ChannelKey(center: center, subject: subject)]
-            return Route(name: name, subscriptions: channel?.subscriptions ?? [])
+            guard let entry = state.types[subject] else { return nil }
+            return Route(name: entry.name, subscriptions: entry.channel(in: center)?.subscriptions ?? [])
         }
     }
 
@@ -57,7 +64,9 @@ final class ObserverRegistry: Sendable {
         // Read outside the lock: a custom `notificationName` is user code.
         let name = subject.notificationName
         state.withLock { state in
-            if state.names[ObjectIdentifier(subject)] == nil { state.names[ObjectIdentifier(subject)] = name }
+            if state.types[ObjectIdentifier(subject)] == nil {
+                state.types[ObjectIdentifier(subject)] = TypeEntry(name: name)
+            }
         }
     }
 
@@ -74,17 +83,17 @@ final class ObserverRegistry: Sendable {
         in center: NotificationCenter,
         makeSubscription: (AnyChannel) -> Subscription<Subject>
     ) -> Subscription<Subject> {
-        let key = ChannelKey(center: center, subject: ObjectIdentifier(subject))
+        let typeID = ObjectIdentifier(subject)
         let added: Subscription<Subject>? = state.withLock { state in
-            guard let name = state.names[key.subject] else { return nil }
+            guard let entry = state.types[typeID] else { return nil }
             let channel: AnyChannel
-            if let existing = state.channels[key] {
+            if let existing = entry.channel(in: center) {
                 channel = existing
             } else {
-                channel = Channel<Subject>(center: center, name: name)
+                channel = Channel<Subject>(center: center, name: entry.name)
                 // Foundation never calls back into us while holding its own lock, so registering under ours is safe.
                 channel.bridge = channel.makeBridge()
-                state.channels[key] = channel
+                state.types[typeID]?.channels.append(channel)
             }
             // Observers whose owner is gone are dropped here too, so they never pile up.
             Self.sweepEndedOwners(of: channel)
@@ -120,10 +129,10 @@ final class ObserverRegistry: Sendable {
     }
 
     private static func dropIfEmpty(_ channel: AnyChannel, from state: inout State) {
-        guard channel.subscriptions.isEmpty else { return }
-        let key = ChannelKey(center: channel.center, subject: channel.subject)
-        guard state.channels[key] === channel else { return }
-        state.channels[key] = nil
+        guard channel.subscriptions.isEmpty,
+            let index = state.types[channel.subject]?.channels.firstIndex(where: { $0 === channel })
+        else { return }
+        state.types[channel.subject]?.channels.remove(at: index)
         if let bridge = channel.bridge { channel.center.removeObserver(bridge) }
         channel.bridge = nil
     }
@@ -134,7 +143,7 @@ final class ObserverRegistry: Sendable {
     /// whose owner is gone.
     func registrationCounts(in center: NotificationCenter) -> (observers: Int, foundationObservers: Int) {
         state.withLock { state in
-            let channels = state.channels.values.filter { $0.center === center }
+            let channels = state.types.values.compactMap { $0.channel(in: center) }
             for channel in channels {
                 Self.sweepEndedOwners(of: channel)
                 Self.dropIfEmpty(channel, from: &state)

@@ -16,6 +16,7 @@ protocol Observation: AnyObject, Sendable {
 /// ever compared by identity, never used, and the owner is `Sendable` where the public API accepts it (it is stored
 /// as `AnyObject` only to be tested for `nil`). Everything else is immutable after `init` except `cancelled`, which
 /// is atomic, and the Swift runtime reads and clears weak references atomically.
+@usableFromInline
 class AnySubscription: Observation, @unchecked Sendable {
     let channel: AnyChannel
     /// Only payloads posted by this object (compared by identity) are delivered. Being weak, a freed sender can
@@ -58,6 +59,7 @@ class AnySubscription: Observation, @unchecked Sendable {
 }
 
 /// One typed observer: its handler, and for asynchronous delivery the mailbox in front of it.
+@usableFromInline
 final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Sendable {
     typealias Payload = Subject.Payload
 
@@ -84,7 +86,8 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     /// Delivers one post if the observation is still active and the sender matches.
     /// - Returns: whether the handler was reached (or its delivery queued).
     @discardableResult
-    func deliver(_ payload: Payload, from postSender: AnyObject?) -> Bool {
+    @usableFromInline
+    func deliver(_ payload: Subject.Payload, from postSender: AnyObject?) -> Bool {
         if isCancelled || !accepts(postSender) { return false }
         guard isAlive else {
             cancel()
