@@ -28,6 +28,7 @@ extension NotificationCenter {
     ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` unless given.
     ///   - handler: Receives each payload.
     /// - Returns: The token that keeps the observation alive.
+    @inlinable
     public func observe<Subject: Notifiable>(
         _ subject: Subject.Type,
         from sender: Subject.Sender? = nil,
@@ -149,7 +150,9 @@ extension NotificationCenter {
         return NotificationToken(subscription, endsOnRelease: false)
     }
 
-    /// The one registration path behind every `observe` spelling.
+    /// The one registration path behind every `observe` spelling; inlinable, so that it is specialised for the
+    /// observed type in the caller's module.
+    @inlinable
     func register<Subject: Notifiable>(
         _ subject: Subject.Type,
         sender: Subject.Sender?,

@@ -17,6 +17,7 @@ public import Foundation
 /// }
 /// ```
 public struct NotificationDelivery: Sendable {
+    @usableFromInline
     let executor: Executor?
 
     /// Synchronously on the posting thread, before `post` returns.

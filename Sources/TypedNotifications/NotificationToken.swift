@@ -30,6 +30,7 @@ public final class NotificationToken: Hashable, Sendable {
     private let observation: any Observation
     private let endsOnRelease: Bool
 
+    @usableFromInline
     init(_ observation: any Observation, endsOnRelease: Bool = true) {
         self.observation = observation
         self.endsOnRelease = endsOnRelease

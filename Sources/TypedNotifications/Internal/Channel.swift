@@ -8,6 +8,7 @@ import Foundation
 /// `subscriptions`, `ownerBoundCount` and `bridge` are read and written only while `ObserverRegistry`'s lock is held;
 /// the other properties never change. That is what makes the class safe to share across threads, and why the
 /// runtime's exclusivity checks on `subscriptions` (which cannot see the lock) are switched off.
+@usableFromInline
 class AnyChannel: @unchecked Sendable {
     /// Held strongly: a center stays alive while it has typed observers, so its identity is never reused meanwhile.
     let center: NotificationCenter

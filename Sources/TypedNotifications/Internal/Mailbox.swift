@@ -1,6 +1,7 @@
-import Foundation
+public import Foundation
 
 /// Where an asynchronous observation's handler runs.
+@usableFromInline
 enum Executor: Sendable {
     case dispatch(DispatchQueue)
     case operation(OperationQueue)

@@ -78,6 +78,7 @@ final class ObserverRegistry: Sendable {
     // MARK: - Registering
 
     /// Registers a new observer, creating the channel (and its Foundation observer) for the first one.
+    @usableFromInline
     func add<Subject: Notifiable>(
         _ subject: Subject.Type,
         in center: NotificationCenter,

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 
 /// What a ``NotificationToken`` holds on to: one registered observation that it can end.
+@usableFromInline
 protocol Observation: AnyObject, Sendable {
     /// Ends the observation; idempotent and thread-safe.
     func cancel()
@@ -41,6 +42,7 @@ class AnySubscription: Observation, @unchecked Sendable {
     /// `false` once the owner of an owner-bound observation has been deallocated.
     final var isAlive: Bool { !isOwnerBound || owner != nil }
 
+    @usableFromInline
     final func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         discardPending()
@@ -67,12 +69,13 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue or actor.
     private let mailbox: Mailbox<Payload>?
 
+    @usableFromInline
     init(
         channel: AnyChannel,
         sender: Subject.Sender?,
         owner: AnyObject?,
         executor: Executor?,
-        handler: @escaping @Sendable (Payload) -> Void
+        handler: @escaping @Sendable (Subject.Payload) -> Void
     ) {
         self.handler = handler
         self.mailbox = executor.map(Mailbox.init)
