@@ -82,7 +82,9 @@ public protocol Notifiable: SendableMetatype {
     /// `Payload` is `Void`). Override it to read a legacy `userInfo` layout. Throwing skips the notification for
     /// this type's observers and reports the error through ``NotificationDiagnostics``; it never crashes.
     ///
-    /// Typed posts made with this package never call it for their own observers: they are delivered without decoding.
+    /// On Linux, typed posts made with this package reach their typed observers without decoding. On Apple
+    /// platforms every post goes through `NotificationCenter` and this method, so it must decode exactly what
+    /// ``userInfo(for:)`` encodes (the round-trip test above).
     ///
     /// ```swift
     /// struct Payment: Sendable { let id: String; let amount: Int }

@@ -294,9 +294,9 @@ extension Notifiable {
 extension Notifiable where Self: Equatable, Payload == Self {
     /// Calls `handler` for every post of a value equal to this one, until the token is cancelled or released.
     ///
-    /// This is how enum cases act as notification names (seed 002's `PaymentNotifications.accepted`): all cases
+    /// This is how enum cases act as notification names (`PaymentNotifications.accepted` below): all cases
     /// travel under the type's one name, and each observer sees only its case. Otherwise as
-    /// ``Notifiable/observe(from:in:delivery:_:)``.
+    /// ``Notifiable/observe(from:in:delivery:_:)-type.method``.
     ///
     /// ```swift
     /// enum PaymentNotifications: Notifiable, Equatable {

@@ -27,7 +27,7 @@ extension NotificationCenter {
 
     /// Posts `payload` as a `Subject` notification, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``post(_:from:)``.
+    /// Delivery is as for ``post(_:from:)-(Subject,_)``.
     ///
     /// ```swift
     /// struct User: Sendable { let name: String }
@@ -52,7 +52,7 @@ extension NotificationCenter {
 
     /// Posts a payload-less `Subject` notification, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``post(_:from:)``.
+    /// Delivery is as for ``post(_:from:)-(Subject,_)``.
     ///
     /// ```swift
     /// enum AppDidBecomeActive: Notifiable { typealias Payload = Void }
@@ -84,8 +84,9 @@ extension NotificationCenter {
                     reached = true
                 }
             }
-        } else {
-            reached = !route.subscriptions.isEmpty
+        } else if NotificationDiagnostics.reportsUnobservedPosts {
+            // Delivery happens in the bridge; this is the same test it will make, for the diagnostic only.
+            reached = route.subscriptions.contains { !$0.isCancelled && $0.accepts(sender) }
         }
         let userInfo = subject.userInfo(for: payload)
         if route.subscriptions.isEmpty {
@@ -107,7 +108,7 @@ extension Notifiable where Payload == Self {
     ///
     /// Typed observers run synchronously on this thread, in registration order, before the method returns (those
     /// registered with an asynchronous ``NotificationDelivery`` have their delivery queued instead). Plain
-    /// observers see it too; see ``Foundation/NotificationCenter/post(_:from:)``.
+    /// observers see it too; see ``Foundation/NotificationCenter/post(_:from:)-(Subject,_)``.
     ///
     /// ```swift
     /// final class Counter: Sendable {}
@@ -131,7 +132,7 @@ extension Notifiable where Payload == Self {
 extension Notifiable {
     /// Posts `payload` to the observers of this type, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:)``.
+    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:)-(Subject,_)``.
     ///
     /// ```swift
     /// struct User: Sendable { let name: String }
@@ -153,7 +154,7 @@ extension Notifiable {
 extension Notifiable where Payload == Void {
     /// Posts this payload-less notification, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:)``.
+    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:)-(Subject,_)``.
     ///
     /// ```swift
     /// enum AppDidBecomeActive: Notifiable { typealias Payload = Void }

@@ -11,7 +11,7 @@ import Synchronization
 /// NotificationDiagnostics.setHandler { event in
 ///     print("\(event.name.rawValue): \(event.kind)")
 /// }
-/// NotificationDiagnostics.reportsUnobservedPosts = true   // seed 003's "notification not found"
+/// NotificationDiagnostics.reportsUnobservedPosts = true   // also report posts nobody observes
 /// ```
 public enum NotificationDiagnostics {
     /// One report.

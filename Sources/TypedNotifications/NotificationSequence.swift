@@ -141,12 +141,16 @@ extension NotificationCenter {
 
     /// Waits for the next `Subject` post on this center and returns its payload.
     ///
-    /// Observation begins when the call starts and ends when it returns.
+    /// Observation begins when the call starts running and ends when it returns. To be sure not to miss a post made
+    /// by code that runs concurrently, make the sequence first with ``notifications(of:from:bufferingPolicy:)``:
+    /// it observes from the moment it is made.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// let center = NotificationCenter()
-    /// async let change = center.next(CounterDidChange.self)
+    /// let waiter = Task { try await center.next(CounterDidChange.self) }
+    /// // … once the waiter is waiting, something posts:
+    /// center.post(CounterDidChange(count: 1))
     /// ```
     ///
     /// - Parameters:

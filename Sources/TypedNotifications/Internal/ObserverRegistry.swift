@@ -85,6 +85,8 @@ final class ObserverRegistry: Sendable {
         makeSubscription: (AnyChannel) -> Subscription<Subject>
     ) -> Subscription<Subject> {
         let typeID = ObjectIdentifier(subject)
+        var ended: [AnySubscription] = []
+        defer { Self.release(ended) }
         let added: Subscription<Subject>? = state.withLock { state in
             guard let entry = state.types[typeID] else { return nil }
             let channel: AnyChannel
@@ -97,7 +99,7 @@ final class ObserverRegistry: Sendable {
                 state.types[typeID]?.channels.append(channel)
             }
             // Observers whose owner is gone are dropped here too, so they never pile up.
-            Self.sweepEndedOwners(of: channel)
+            Self.sweepEndedOwners(of: channel, into: &ended)
             let subscription = makeSubscription(channel)
             channel.subscriptions.append(subscription)
             if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
@@ -110,23 +112,37 @@ final class ObserverRegistry: Sendable {
 
     /// Removes one observer; the channel and its Foundation observer go with the last one.
     func remove(_ subscription: AnySubscription) {
+        var ended: [AnySubscription] = []
+        defer { Self.release(ended) }
         state.withLock { state in
             let channel = subscription.channel
             // Searched from the end: observers that come and go are usually the newest.
             guard let index = channel.subscriptions.lastIndex(where: { $0 === subscription }) else { return }
             channel.subscriptions.remove(at: index)
             if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
-            Self.sweepEndedOwners(of: channel)
+            Self.sweepEndedOwners(of: channel, into: &ended)
             Self.dropIfEmpty(channel, from: &state)
         }
     }
 
     /// Removes owner-bound observers whose owner is gone; free when the channel has no owner-bound observers.
-    private static func sweepEndedOwners(of channel: AnyChannel) {
-        guard channel.ownerBoundCount > 0 else { return }
-        let before = channel.subscriptions.count
-        channel.subscriptions.removeAll { !$0.isAlive }
-        channel.ownerBoundCount -= before - channel.subscriptions.count
+    ///
+    /// The removed observers go into `ended` rather than being released here: releasing one can run arbitrary
+    /// deinitialisers (of whatever its handler captured, a token among them), which must not run under the lock.
+    private static func sweepEndedOwners(of channel: AnyChannel, into ended: inout [AnySubscription]) {
+        guard channel.ownerBoundCount > 0, channel.subscriptions.contains(where: { !$0.isAlive }) else { return }
+        // One pass, so that an owner dying meanwhile cannot make an observer both kept and dropped.
+        var kept: [AnySubscription] = []
+        for subscription in channel.subscriptions {
+            if subscription.isAlive { kept.append(subscription) } else { ended.append(subscription) }
+        }
+        channel.subscriptions = kept
+        channel.ownerBoundCount = kept.count { $0.isOwnerBound }
+    }
+
+    /// Releases observers removed under the lock, once it is no longer held.
+    private static func release(_ ended: [AnySubscription]) {
+        withExtendedLifetime(ended) {}
     }
 
     private static func dropIfEmpty(_ channel: AnyChannel, from state: inout State) {
@@ -143,10 +159,12 @@ final class ObserverRegistry: Sendable {
     /// Live typed observers and Foundation observers the package holds for `center`, after dropping observations
     /// whose owner is gone.
     func registrationCounts(in center: NotificationCenter) -> (observers: Int, foundationObservers: Int) {
-        state.withLock { state in
+        var ended: [AnySubscription] = []
+        defer { Self.release(ended) }
+        return state.withLock { state in
             let channels = state.types.values.compactMap { $0.channel(in: center) }
             for channel in channels {
-                Self.sweepEndedOwners(of: channel)
+                Self.sweepEndedOwners(of: channel, into: &ended)
                 Self.dropIfEmpty(channel, from: &state)
             }
             let live = channels.filter { !$0.subscriptions.isEmpty }

@@ -21,11 +21,11 @@ protocol Observation: AnyObject, Sendable {
 class AnySubscription: Observation, @unchecked Sendable {
     let channel: AnyChannel
     /// Only payloads posted by this object (compared by identity) are delivered. Being weak, a freed sender can
-    /// never match again, even when a new object reuses its address.
-    private weak let sender: AnyObject?
+    /// never match again, even when a new object reuses its address. Set once, in `init`.
+    private weak var sender: AnyObject?
     private let filtersBySender: Bool
-    /// For owner-bound observations: once the owner is gone, the observation ends.
-    private weak let owner: AnyObject?
+    /// For owner-bound observations: once the owner is gone, the observation ends. Set once, in `init`.
+    private weak var owner: AnyObject?
     let isOwnerBound: Bool
     private let cancelled = Atomic<Bool>(false)
 
@@ -37,6 +37,7 @@ class AnySubscription: Observation, @unchecked Sendable {
         self.isOwnerBound = owner != nil
     }
 
+    @usableFromInline
     final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// `false` once the owner of an owner-bound observation has been deallocated.
@@ -50,6 +51,7 @@ class AnySubscription: Observation, @unchecked Sendable {
     }
 
     /// Whether a post from `postSender` is for this observer.
+    @usableFromInline
     final func accepts(_ postSender: AnyObject?) -> Bool {
         guard filtersBySender else { return true }
         guard let postSender, let sender else { return false }
@@ -91,11 +93,13 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     @discardableResult
     @usableFromInline
     func deliver(_ payload: Subject.Payload, from postSender: AnyObject?) -> Bool {
-        if isCancelled || !accepts(postSender) { return false }
+        if isCancelled { return false }
+        // Checked before the sender filter, so that any post ends an observation whose owner is gone.
         guard isAlive else {
             cancel()
             return false
         }
+        if !accepts(postSender) { return false }
         if let mailbox {
             mailbox.enqueue(payload) { payload in self.runHandler(payload) }
         } else {

@@ -9,7 +9,7 @@ import TypedNotifications
 /// the Swift runtime reads and clears weak references atomically. Being weak, it never keeps a sender alive, and a
 /// freed sender never matches a new object that reuses its address.
 struct SenderReference: @unchecked Sendable {
-    weak let object: AnyObject?
+    weak var object: AnyObject?
 
     init(_ object: AnyObject?) {
         self.object = object
