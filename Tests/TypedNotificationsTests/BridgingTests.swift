@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTesting
 
 /// Typed views of existing string notifications (seed 002's payment view controller).
 @Suite struct BridgingTests {
@@ -32,29 +33,32 @@ import TypedNotifications
 
     // MARK: - Legacy to typed
 
-    @Test func legacyPostReachesTypedObserversDecoded() {
+    @Test func legacyPostReachesTypedObserversDecoded() async {
         let center = NotificationCenter()
-        let payments = Recorded<Payment>()
-        let token = PaymentAccepted.observe(in: center) { payments.append($0) }
-        center.post(
-            name: .init("PaymentViewControllerNotificationAccepted"),
-            object: nil,
-            userInfo: ["paymentID": "p-1", "amount": 250]
-        )
-        #expect(payments.values == [Payment(id: "p-1", amount: 250)])
-        withExtendedLifetime(token) {}
+        let payments = await expectPosts(PaymentAccepted.self, count: 1, in: center) {
+            center.post(
+                name: .init("PaymentViewControllerNotificationAccepted"),
+                object: nil,
+                userInfo: ["paymentID": "p-1", "amount": 250]
+            )
+        }
+        #expect(payments == [Payment(id: "p-1", amount: 250)])
     }
 
     @Test func legacyPostThatDoesNotDecodeIsSkippedAndLaterPostsArrive() {
         let center = NotificationCenter()
         let payments = Recorded<Payment>()
         let token = PaymentAccepted.observe(in: center) { payments.append($0) }
+        let recorder = NotificationRecorder(PaymentAccepted.self, in: center)
         let name = Notification.Name("PaymentViewControllerNotificationAccepted")
         center.post(name: name, object: nil, userInfo: nil)
         center.post(name: name, object: nil, userInfo: ["paymentID": "p-1"])
         center.post(name: name, object: nil, userInfo: ["paymentID": 7, "amount": 1])
         center.post(name: name, object: nil, userInfo: ["paymentID": "p-2", "amount": 2])
         #expect(payments.values == [Payment(id: "p-2", amount: 2)])
+        // The recorder sees the same: one payload, and the three posts that did not decode.
+        #expect(recorder.payloads == [Payment(id: "p-2", amount: 2)])
+        #expect(recorder.decodingErrors.count == 3)
         withExtendedLifetime(token) {}
     }
 
