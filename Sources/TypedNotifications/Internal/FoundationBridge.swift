@@ -34,10 +34,69 @@ enum FoundationBridge {
         }
     }
 
-    #if canImport(Glibc) || canImport(Musl) || canImport(Android)
-    @usableFromInline
-    static let deliversDirectly = true
+    /// Whether typed posts reach their typed observers directly, with the bridge skipping them (see above).
+    @inlinable
+    static var deliversDirectly: Bool {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Android)
+        true
+        #else
+        false
+        #endif
+    }
 
+    /// Posts a typed notification to Foundation for plain observers; the bridge of `subject` on `center` skips it.
+    @usableFromInline
+    static func post<Subject: Notifiable>(
+        _ subject: Subject.Type,
+        name: Notification.Name,
+        sender: AnyObject?,
+        userInfo: [AnyHashable: Any]?,
+        in center: NotificationCenter
+    ) {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Android)
+        let slot = slot
+        var frame = Frame(
+            center: ObjectIdentifier(center),
+            subject: ObjectIdentifier(subject),
+            userInfo: userInfo,
+            sender: sender,
+            previous: pthread_getspecific(slot)
+        )
+        withUnsafeMutablePointer(to: &frame) { pointer in
+            pthread_setspecific(slot, pointer)
+            center.post(name: name, object: sender, userInfo: userInfo)
+            pthread_setspecific(slot, pointer.pointee.previous)
+        }
+        #else
+        center.post(name: name, object: sender, userInfo: userInfo)
+        #endif
+    }
+
+    /// Whether `notification` is the typed post that the current thread is making on `channel` (consumed once).
+    static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Android)
+        guard let raw = pthread_getspecific(slot) else { return false }
+        // Safe: only `post(_:name:sender:userInfo:in:)` stores into the slot, always a pointer to a live `Frame`.
+        let frame = raw.assumingMemoryBound(to: Frame.self)
+        guard !frame.pointee.consumed,
+            frame.pointee.subject == channel.subject,
+            frame.pointee.center == ObjectIdentifier(channel.center)
+        else { return false }
+        let object = notification.object.map { $0 as AnyObject }
+        guard object === frame.pointee.sender, sameStorage(notification.userInfo, frame.pointee.userInfo) else {
+            return false
+        }
+        frame.pointee.consumed = true
+        return true
+        #else
+        return false
+        #endif
+    }
+}
+
+#if canImport(Glibc) || canImport(Musl) || canImport(Android)
+extension FoundationBridge {
+    /// One typed post in flight on this thread.
     private struct Frame {
         /// The center and `Notifiable` type of the post: together they name the one channel whose bridge skips it,
         /// even if that channel was created during the post.
@@ -59,70 +118,11 @@ enum FoundationBridge {
         return key
     }()
 
-    /// Posts a typed notification to Foundation for plain observers; the bridge of `subject` on `center` skips it.
-    @usableFromInline
-    static func post<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        name: Notification.Name,
-        sender: AnyObject?,
-        userInfo: [AnyHashable: Any]?,
-        in center: NotificationCenter
-    ) {
-        let slot = slot
-        var frame = Frame(
-            center: ObjectIdentifier(center),
-            subject: ObjectIdentifier(subject),
-            userInfo: userInfo,
-            sender: sender,
-            previous: pthread_getspecific(slot)
-        )
-        withUnsafeMutablePointer(to: &frame) { pointer in
-            pthread_setspecific(slot, pointer)
-            center.post(name: name, object: sender, userInfo: userInfo)
-            pthread_setspecific(slot, pointer.pointee.previous)
-        }
-    }
-
-    /// Whether `notification` is the typed post that the current thread is making on `channel` (consumed once).
-    static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
-        guard let raw = pthread_getspecific(slot) else { return false }
-        // Safe: only `post(_:name:sender:userInfo:in:)` stores into the slot, always a pointer to a live `Frame`.
-        let frame = raw.assumingMemoryBound(to: Frame.self)
-        guard !frame.pointee.consumed,
-            frame.pointee.subject == channel.subject,
-            frame.pointee.center == ObjectIdentifier(channel.center)
-        else { return false }
-        let object = notification.object.map { $0 as AnyObject }
-        guard object === frame.pointee.sender, sameStorage(notification.userInfo, frame.pointee.userInfo) else {
-            return false
-        }
-        frame.pointee.consumed = true
-        return true
-    }
-
     /// Whether two `userInfo` values are the very same dictionary storage (or both `nil`), by their bit pattern.
     private static func sameStorage(_ lhs: [AnyHashable: Any]?, _ rhs: [AnyHashable: Any]?) -> Bool {
         withUnsafeBytes(of: lhs) { left in
             withUnsafeBytes(of: rhs) { right in left.elementsEqual(right) }
         }
     }
-    #else
-    @usableFromInline
-    static let deliversDirectly = false
-
-    @usableFromInline
-    static func post<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        name: Notification.Name,
-        sender: AnyObject?,
-        userInfo: [AnyHashable: Any]?,
-        in center: NotificationCenter
-    ) {
-        center.post(name: name, object: sender, userInfo: userInfo)
-    }
-
-    static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
-        false
-    }
-    #endif
 }
+#endif
