@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The typed observers of one `Notifiable` type on one `NotificationCenter`, in registration order.
 ///
@@ -20,11 +21,18 @@ class AnyChannel: @unchecked Sendable {
     /// for dead owners worth its cost.
     var ownerBoundCount = 0
     var bridge: (any NSObjectProtocol)?
+    /// When the channel was created, counted across all channels: a typed post's frame applies only to channels
+    /// created before it posted to Foundation (see `FoundationBridge`).
+    let ordinal: UInt64
+
+    /// The ordinal of the newest channel.
+    static let newestOrdinal = Atomic<UInt64>(0)
 
     init(center: NotificationCenter, name: Notification.Name, subject: ObjectIdentifier) {
         self.center = center
         self.name = name
         self.subject = subject
+        ordinal = Self.newestOrdinal.add(1, ordering: .acquiringAndReleasing).newValue
     }
 
     /// Registers the bridge; called once, by the registry, when the channel is created.

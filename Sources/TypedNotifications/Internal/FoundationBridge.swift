@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -58,6 +59,7 @@ enum FoundationBridge {
         var frame = Frame(
             center: ObjectIdentifier(center),
             subject: ObjectIdentifier(subject),
+            newestChannel: AnyChannel.newestOrdinal.load(ordering: .acquiring),
             userInfo: userInfo,
             sender: sender,
             previous: pthread_getspecific(slot)
@@ -80,7 +82,8 @@ enum FoundationBridge {
         let frame = raw.assumingMemoryBound(to: Frame.self)
         guard !frame.pointee.consumed,
             frame.pointee.subject == channel.subject,
-            frame.pointee.center == ObjectIdentifier(channel.center)
+            frame.pointee.center == ObjectIdentifier(channel.center),
+            channel.ordinal <= frame.pointee.newestChannel
         else { return false }
         let object = notification.object.map { $0 as AnyObject }
         guard object === frame.pointee.sender, sameStorage(notification.userInfo, frame.pointee.userInfo) else {
@@ -98,10 +101,15 @@ enum FoundationBridge {
 extension FoundationBridge {
     /// One typed post in flight on this thread.
     private struct Frame {
-        /// The center and `Notifiable` type of the post: together they name the one channel whose bridge skips it,
-        /// even if that channel was created during the post.
+        /// The center and `Notifiable` type of the post: together they name the channel whose bridge skips it (one
+        /// created while typed observers were being called, before the Foundation post, included).
         let center: ObjectIdentifier
         let subject: ObjectIdentifier
+        /// The newest channel when the post went to Foundation. Only channels up to it can have their bridge in
+        /// Foundation's snapshot of observers for this post; a channel created later (by a plain observer, during
+        /// the post) never sees the post itself, so a verbatim re-post that reaches its bridge is a new post and must
+        /// neither be skipped nor consume the frame.
+        let newestChannel: UInt64
         /// Kept alive by the frame, so no other dictionary can reuse its storage while the frame is active.
         let userInfo: [AnyHashable: Any]?
         let sender: AnyObject?

@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import TypedNotifications
+
+/// Queue delivery and async sequences under posts from many threads: nothing lost, nothing duplicated, each
+/// thread's posts in order, a handler never concurrent with itself, and cancelling drops what is queued.
+@Suite struct AsyncDeliveryTortureTests {
+    static let threadCount = 4
+    static let postsPerThread = TestEnvironment.scaled(normal: 1_000, long: 100_000, sanitized: 300)
+
+    // MARK: - Queues
+
+    enum Queue: CaseIterable, CustomTestStringConvertible {
+        case serialDispatchQueue
+        case concurrentDispatchQueue
+        case operationQueue
+
+        var testDescription: String { "\(self)" }
+
+        /// A delivery on a new queue of this kind, and a function that returns once that queue has run everything
+        /// submitted to it so far.
+        func makeDelivery() -> (delivery: NotificationDelivery, waitUntilIdle: @Sendable () -> Void) {
+            switch self {
+            case .serialDispatchQueue:
+                let queue = DispatchQueue(label: "AsyncDeliveryTortureTests.serial")
+                return (.async(on: queue), { queue.sync {} })
+            case .concurrentDispatchQueue:
+                let queue = DispatchQueue(label: "AsyncDeliveryTortureTests.concurrent", attributes: .concurrent)
+                return (.async(on: queue), { queue.sync(flags: .barrier) {} })
+            case .operationQueue:
+                let queue = OperationQueue()
+                return (.async(on: queue), { queue.waitUntilAllOperationsAreFinished() })
+            }
+        }
+    }
+
+    @Test(arguments: Queue.allCases)
+    func queueDeliveryKeepsEachThreadsOrderAndNeverOverlapsItself(queue: Queue) async {
+        let center = NotificationCenter()
+        let total = Self.threadCount * Self.postsPerThread
+        let running = Atomic<Bool>(false)
+        let overlaps = Counter()
+        let nextIndex = Protected(Array(repeating: 0, count: Self.threadCount))
+        let outOfOrder = Counter()
+        let received = Counter()
+        let allReceived = DispatchSemaphore(value: 0)
+        let token = center.observe(Numbered.self, delivery: queue.makeDelivery().delivery) { numbered in
+            if running.exchange(true, ordering: .sequentiallyConsistent) { overlaps.increment() }
+            nextIndex.withLock { next in
+                if numbered.index != next[numbered.thread] { outOfOrder.increment() }
+                next[numbered.thread] = numbered.index + 1
+            }
+            running.store(false, ordering: .sequentiallyConsistent)
+            if received.increment() == total { allReceived.signal() }
+        }
+        await onThreads(Self.threadCount) { thread in
+            for index in 0..<Self.postsPerThread {
+                let numbered = Numbered(thread: thread, index: index)
+                if index.isMultiple(of: 3) {
+                    let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: numbered]
+                    center.post(name: Numbered.notificationName, object: nil, userInfo: userInfo)
+                } else {
+                    center.post(numbered)
+                }
+            }
+        }
+        await wait(for: allReceived)
+        token.cancel()
+        #expect(received.value == total)
+        #expect(overlaps.value == 0, "the handler ran concurrently with itself")
+        #expect(outOfOrder.value == 0, "a thread's posts arrived out of order")
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
+    /// The first delivery blocks the queue while a hundred more are queued behind it and the observation is
+    /// cancelled: once the queue is idle again, only the first has reached the handler.
+    @Test(arguments: Queue.allCases)
+    func cancellingDropsQueuedDeliveries(queue: Queue) {
+        let center = NotificationCenter()
+        let (delivery, waitUntilIdle) = queue.makeDelivery()
+        let inHandler = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let calls = Counter()
+        let token = center.observe(Tick.self, delivery: delivery) { tick in
+            calls.increment()
+            if tick.id == 0 {
+                inHandler.signal()
+                proceed.wait()
+            }
+        }
+        center.post(Tick(id: 0))
+        inHandler.wait()
+        for id in 1...100 { center.post(Tick(id: id)) }
+        token.cancel()
+        proceed.signal()
+        waitUntilIdle()
+        #expect(calls.value == 1, "deliveries queued when cancel() returned still ran")
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
+    // MARK: - Async sequences
+
+    @Test func sequenceReceivesEveryConcurrentPostOnceInEachThreadsOrder() async {
+        let center = NotificationCenter()
+        let total = Self.threadCount * Self.postsPerThread
+        let sequence = center.notifications(of: Numbered.self)
+        let posting = Task.detached {
+            await onThreads(Self.threadCount) { thread in
+                for index in 0..<Self.postsPerThread {
+                    let numbered = Numbered(thread: thread, index: index)
+                    if index.isMultiple(of: 4) {
+                        let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: numbered]
+                        center.post(name: Numbered.notificationName, object: nil, userInfo: userInfo)
+                    } else {
+                        center.post(numbered)
+                    }
+                }
+            }
+        }
+        var next = Array(repeating: 0, count: Self.threadCount)
+        var received = 0
+        for await numbered in sequence {
+            guard numbered.index == next[numbered.thread] else {
+                let expected = next[numbered.thread]
+                Issue.record("thread \(numbered.thread)'s post \(numbered.index) came instead of \(expected)")
+                break
+            }
+            next[numbered.thread] = numbered.index + 1
+            received += 1
+            if received == total { break }
+        }
+        await posting.value
+        #expect(next == Array(repeating: Self.postsPerThread, count: Self.threadCount))
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0), "the loop's exit ends observation")
+    }
+}
+
+/// Waits for `semaphore` without blocking a thread of Swift's cooperative pool.
+func wait(for semaphore: DispatchSemaphore) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+            semaphore.wait()
+            done.resume()
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+@testable import TypedNotifications
+
+/// Observations that end, however they end, leave nothing behind: no typed registration, no Foundation observer, no
+/// handler, and no memory.
+@Suite struct LeakTests {
+    static let registrationCycles = TestEnvironment.scaled(normal: 100_000, long: 1_000_000, sanitized: 20_000)
+
+    /// 100,000 cycles in the normal run, a million in the long one; none under a sanitizer (see below).
+    static let heapCycles = TestEnvironment.scaled(normal: 100_000, long: 1_000_000, sanitized: 0)
+
+    // MARK: - Registrations and handlers
+
+    /// Every way to start and end an observation, over and over on one center: afterwards the package holds no
+    /// registration and no Foundation observer for it, and every handler (each holds a ``Probe``) has been freed.
+    /// Along the way the count of registrations stays bounded: ended observations do not pile up.
+    @Test func observationCyclesLeaveNoRegistrationsOrHandlersBehind() {
+        let center = NotificationCenter()
+        let cycles = ObservationCycles(center: center)
+        var mostRegistrations = 0
+        for index in 0..<Self.registrationCycles {
+            cycles.run(index)
+            if index.isMultiple(of: 997) {
+                let registrations = ObserverRegistry.shared.registrationCounts(in: center).observers
+                mostRegistrations = max(mostRegistrations, registrations)
+            }
+        }
+        cycles.finish()
+        #expect(mostRegistrations <= 2, "ended observations piled up")
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+        #expect(cycles.liveHandlers.value == 0, "handlers outlived their observations")
+    }
+
+    // MARK: - Memory
+
+    /// The heap does not grow across many observation cycles.
+    ///
+    /// Measured in a child process (an exit test), where no other test allocates meanwhile, with glibc's count of
+    /// allocated bytes (`mallinfo2().uordblks`), after a warm-up that lets caches and dictionaries reach their
+    /// working size. A leak of even the smallest object per cycle (16 bytes) would add 1.6 MB over the normal run's
+    /// 100,000 cycles and 16 MB over the long run's million; the bound, 1 MB, is far above the noise (a few
+    /// kilobytes, measured) and below any real leak. Where `mallinfo2` is not available the resident set size is
+    /// used, with an 8 MB bound, which only the long run's million cycles can really test. Skipped under the
+    /// sanitizers, whose allocators glibc does not see and which hold on to freed memory (the registration and
+    /// handler checks above still run there).
+    @Test(.enabled(if: heapCycles > 0 && HeapStatistics.measuredBytes() != nil))
+    func heapDoesNotGrowAcrossObservationCycles() async {
+        let cycles: Int = Self.heapCycles
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            [cycles = cycles as Int] in
+            let center = NotificationCenter()
+            let runner = ObservationCycles(center: center)
+            for index in 0..<20_000 { runner.run(index) }
+            runner.finish()
+            guard let start = HeapStatistics.measuredBytes() else { return }
+            for index in 0..<cycles { runner.run(index) }
+            runner.finish()
+            let (before, measure) = start
+            let after = HeapStatistics.measuredBytes()?.bytes ?? before
+            let growth = after - before
+            print("heap (\(measure.rawValue)): \(before) before, \(after) after \(cycles) cycles: \(growth) growth")
+            #expect(growth < measure.allowedGrowth, "grew by \(growth) bytes over \(cycles) cycles")
+            #expect(runner.liveHandlers.value == 0)
+            #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+        }
+        if let output = result?.standardOutputContent {
+            print(String(decoding: output, as: UTF8.self), terminator: "")
+        }
+    }
+}
+
+/// Starts and ends one observation per call, cycling through every way to do both.
+final class ObservationCycles: Sendable {
+    let liveHandlers = LiveCount()
+
+    private let center: NotificationCenter
+    private let sender = Sender()
+    private let queue = DispatchQueue(label: "LeakTests.delivery")
+
+    init(center: NotificationCenter) {
+        self.center = center
+    }
+
+    /// Waits for queued deliveries and sweeps ended owner-bound observations (as counting registrations does).
+    func finish() {
+        queue.sync {}
+        _ = ObserverRegistry.shared.registrationCounts(in: center)
+    }
+
+    func run(_ index: Int) {
+        let probe = Probe(liveHandlers)
+        switch index % 14 {
+        case 0:
+            center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }.cancel()
+        case 1:
+            var token: NotificationToken? = center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
+            withExtendedLifetime(token) {}
+            token = nil
+        case 2:
+            let token = center.observe(Tick.self, from: sender) { _ in withExtendedLifetime(probe) {} }
+            center.post(Tick(id: index), from: sender)
+            token.cancel()
+        case 3:
+            // Released owner, dropped at the next post.
+            var owner: Owner? = Owner()
+            center.observe(Tick.self, for: owner!) { _, _ in withExtendedLifetime(probe) {} }
+            owner = nil
+            center.post(Tick(id: index))
+        case 4:
+            let owner = Owner()
+            center.observe(Tick.self, for: owner) { _, _ in withExtendedLifetime(probe) {} }.cancel()
+        case 5:
+            // Released owner, dropped at the next observation.
+            var owner: Owner? = Owner()
+            center.observe(Tick.self, for: owner!, from: sender) { _, _ in withExtendedLifetime(probe) {} }
+            owner = nil
+            center.observe(Tick.self) { _ in }.cancel()
+        case 6:
+            let token = center.observe(Tick.self, delivery: .async(on: queue)) { _ in withExtendedLifetime(probe) {} }
+            center.post(Tick(id: index))
+            token.cancel()
+        case 7:
+            _ = center.notifications(of: Tick.self)
+        case 8:
+            let sequence = center.notifications(of: Tick.self, from: sender)
+            center.post(Tick(id: index), from: sender)
+            _ = sequence.makeAsyncIterator()
+        case 9:
+            let token = center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
+            let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: Tick(id: index)]
+            center.post(name: Tick.notificationName, object: sender, userInfo: userInfo)
+            withExtendedLifetime(token) {}
+        case 10:
+            // Observed from inside a handler, then both ended.
+            let inner = Protected<NotificationToken?>(nil)
+            let outer = center.observe(Tick.self) { [center] _ in
+                guard inner.value == nil else { return }
+                let token = center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
+                inner.withLock { $0 = token }
+            }
+            center.post(Tick(id: index))
+            center.post(Tick(id: index))
+            outer.cancel()
+            inner.withLock { $0 = nil }
+        case 11:
+            center.observeOnMainActor(Tick.self) { _ in withExtendedLifetime(probe) {} }.cancel()
+        case 12:
+            let token = center.observe(Unrelated.self) { withExtendedLifetime(probe) {} }
+            center.post(Unrelated.self, from: sender)
+            token.cancel()
+        default:
+            // A handler that cancels its own observation.
+            let token = Protected<NotificationToken?>(nil)
+            token.withLock { slot in
+                slot = center.observe(Tick.self) { _ in
+                    withExtendedLifetime(probe) {}
+                    token.value?.cancel()
+                }
+            }
+            center.post(Tick(id: index))
+            token.withLock { $0 = nil }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+import TypedNotifications
+
+// MARK: - Notification types
+
+/// The notification of most reliability tests; `id` names one post, so that deliveries can be told apart.
+struct Tick: Notifiable, Equatable {
+    let id: Int
+}
+
+/// A notification carrying the moment its post started (see ``LogicalClock``) and how deeply it is nested.
+struct Stamped: Notifiable {
+    let stamp: Int
+    let depth: Int
+}
+
+/// A second notification type, to check that types never see each other's posts or registrations.
+enum Unrelated: Notifiable {
+    typealias Payload = Void
+}
+
+// MARK: - Objects
+
+/// An object that posts; `generation` tells the objects that may share one address apart.
+final class Sender: Sendable {
+    let generation: Int
+
+    init(generation: Int = 0) {
+        self.generation = generation
+    }
+}
+
+/// The owner of an owner-bound observation; runs `onDeinit` when deallocated.
+final class Owner: Sendable {
+    private let onDeinit: (@Sendable () -> Void)?
+
+    init(onDeinit: (@Sendable () -> Void)? = nil) {
+        self.onDeinit = onDeinit
+    }
+
+    deinit { onDeinit?() }
+}
+
+/// Counts the instances of ``Probe`` made with it that are still alive.
+final class LiveCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    var value: Int { count.load(ordering: .sequentiallyConsistent) }
+
+    fileprivate func add(_ delta: Int) {
+        count.add(delta, ordering: .sequentiallyConsistent)
+    }
+}
+
+/// An object captured by a handler: while any probe is alive, some handler (so some registration) is still alive.
+final class Probe: Sendable {
+    private let live: LiveCount
+
+    init(_ live: LiveCount) {
+        self.live = live
+        live.add(1)
+    }
+
+    deinit { live.add(-1) }
+}
+
+// MARK: - Thread-safe state
+
+/// A value guarded by a lock, shareable between handlers and threads.
+///
+/// An `NSLock` (a `pthread_mutex_t`), not `Synchronization.Mutex`, whose raw futex calls ThreadSanitizer cannot see.
+/// `@unchecked Sendable` because `value` is only touched with the lock held.
+final class Protected<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: Value
+
+    init(_ value: Value) {
+        storage = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&storage)
+    }
+
+    var value: Value { withLock { $0 } }
+}
+
+extension Protected where Value == [Int] {
+    func append(_ element: Int) {
+        withLock { $0.append(element) }
+    }
+}
+
+/// An atomic counter.
+final class Counter: Sendable {
+    private let atomic = Atomic<Int>(0)
+
+    var value: Int { atomic.load(ordering: .sequentiallyConsistent) }
+
+    @discardableResult
+    func increment(by delta: Int = 1) -> Int {
+        atomic.add(delta, ordering: .sequentiallyConsistent).newValue
+    }
+}
+
+/// A global order of events across threads: a post takes a stamp before it starts, a `cancel()` takes one after it
+/// returns, so `post stamp > cancel stamp` proves the post started after `cancel()` had returned.
+typealias LogicalClock = Counter
+
+/// Plain Foundation observer tokens, for blocks that remove observers.
+///
+/// `addObserver(forName:object:queue:using:)` returns a non-`Sendable` `NSObjectProtocol`; the tokens are only
+/// passed back to `removeObserver(_:)` of their own center, which is thread-safe, and only touched under the lock.
+final class PlainObservers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var observers: [any NSObjectProtocol] = []
+
+    func add(_ observer: any NSObjectProtocol) {
+        lock.lock()
+        defer { lock.unlock() }
+        observers.append(observer)
+    }
+
+    func removeAll(from center: NotificationCenter) {
+        lock.lock()
+        let removed = observers
+        observers.removeAll()
+        lock.unlock()
+        for observer in removed { center.removeObserver(observer) }
+    }
+}
+
+/// A notification numbered per posting thread, to check per-thread order.
+struct Numbered: Notifiable {
+    let thread: Int
+    let index: Int
+}

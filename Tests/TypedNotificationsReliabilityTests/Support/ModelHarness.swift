@@ -1,0 +1,176 @@
+import Foundation
+import TypedNotifications
+
+/// Runs a script against the real package on one `NotificationCenter`, recording what the handlers see.
+///
+/// Everything happens on the test's thread: handlers run synchronously inside `post`, and they call back into the
+/// harness (to record and to react), which is why it is a class whose state is touched re-entrantly, never
+/// concurrently. That is what makes `@unchecked Sendable` sound here; ThreadSanitizer would tell otherwise.
+final class ModelHarness: @unchecked Sendable {
+    let center: NotificationCenter
+    private(set) var deliveries: [Delivery] = []
+    /// One list per plain recorder.
+    private(set) var sightings: [[Sighting]] = [[], []]
+    /// How often a new sender got the address of the one it replaced (the case sender filtering must survive).
+    private(set) var reusedAddresses = 0
+
+    private var senders: [Sender?]
+    private var nextGeneration: Int
+    private var tokens: [Int: NotificationToken] = [:]
+    private var owners: [Int: Owner] = [:]
+    private var specs: [Int: ObserverSpec] = [:]
+    private var reacted: Set<Int> = []
+    private var armedRepost: (post: Int, repost: Repost)?
+    private var plainObservers: [any NSObjectProtocol] = []
+
+    init(center: NotificationCenter, senderSlots: Int) {
+        self.center = center
+        senders = (0..<senderSlots).map { Sender(generation: $0) }
+        nextGeneration = senderSlots
+        for recorder in sightings.indices {
+            plainObservers.append(
+                center.addObserver(forName: Tick.notificationName, object: nil, queue: nil) { [weak self] note in
+                    self?.record(note, by: recorder)
+                }
+            )
+        }
+        plainObservers.append(
+            center.addObserver(forName: Tick.notificationName, object: nil, queue: nil) { [weak self] note in
+                self?.repostIfArmed(note)
+            }
+        )
+    }
+
+    /// Ends every observation the script left running and removes the plain observers.
+    func tearDown() {
+        let tokens = self.tokens
+        self.tokens.removeAll()
+        withExtendedLifetime(tokens) {}
+        owners.removeAll()
+        for observer in plainObservers { center.removeObserver(observer) }
+        plainObservers.removeAll()
+    }
+
+    func takeRecords() -> (deliveries: [Delivery], sightings: [[Sighting]]) {
+        defer {
+            deliveries.removeAll(keepingCapacity: true)
+            for index in sightings.indices { sightings[index].removeAll(keepingCapacity: true) }
+        }
+        return (deliveries, sightings.map { $0.sorted() })
+    }
+
+    // MARK: - Steps
+
+    func run(_ step: Step) {
+        switch step {
+        case .observe(let spec): observe(spec)
+        case .post(let post, let repost):
+            if let repost, case .typed = post.style { armedRepost = (post.id, repost) }
+            self.post(post)
+        case .cancel(let id): tokens[id]?.cancel()
+        case .releaseToken(let id): release(tokens.removeValue(forKey: id))
+        case .releaseOwner(let id): release(owners.removeValue(forKey: id))
+        case .replaceSender(let slot):
+            let oldAddress = senders[slot].map(ObjectIdentifier.init)
+            senders[slot] = nil  // freed first, so that the new sender can take its address
+            let sender = Sender(generation: nextGeneration)
+            nextGeneration += 1
+            if ObjectIdentifier(sender) == oldAddress { reusedAddresses += 1 }
+            senders[slot] = sender
+        }
+    }
+
+    /// Releases `object` here, outside any access to the harness's dictionaries, since its deinit may run user code.
+    private func release(_ object: AnyObject?) {
+        withExtendedLifetime(object) {}
+    }
+
+    private func sender(_ choice: SenderChoice) -> Sender? {
+        switch choice {
+        case .none: nil
+        case .slot(let slot): senders[slot]
+        }
+    }
+
+    private func observe(_ spec: ObserverSpec) {
+        specs[spec.id] = spec
+        let sender = sender(spec.filter)
+        let id = spec.id
+        let token: NotificationToken
+        if spec.isOwnerBound {
+            let owner = Owner()
+            owners[id] = owner
+            token = center.observe(Tick.self, for: owner, from: sender) { [weak self] _, tick in
+                self?.handle(tick, by: id)
+            }
+        } else {
+            token = center.observe(Tick.self, from: sender) { [weak self] tick in
+                self?.handle(tick, by: id)
+            }
+        }
+        tokens[id] = token
+    }
+
+    private func post(_ post: PostSpec) {
+        let sender = sender(post.sender)
+        switch post.style {
+        case .typed:
+            center.post(Tick(id: post.id), from: sender)
+        case .plain:
+            let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: Tick(id: post.id)]
+            center.post(name: Tick.notificationName, object: sender, userInfo: userInfo)
+        case .undecodable(.noUserInfo):
+            center.post(name: Tick.notificationName, object: sender)
+        case .undecodable(.missingKey):
+            center.post(name: Tick.notificationName, object: sender, userInfo: ["id": post.id])
+        case .undecodable(.wrongType):
+            let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: "Tick \(post.id)"]
+            center.post(name: Tick.notificationName, object: sender, userInfo: userInfo)
+        }
+    }
+
+    // MARK: - Handlers
+
+    private func handle(_ tick: Tick, by observer: Int) {
+        deliveries.append(Delivery(observer: observer, post: tick.id))
+        guard !reacted.contains(observer), let reaction = specs[observer]?.reaction else { return }
+        reacted.insert(observer)
+        switch reaction {
+        case .cancel(let id): tokens[id]?.cancel()
+        case .releaseToken(let id): release(tokens.removeValue(forKey: id))
+        case .releaseOwner(let id): release(owners.removeValue(forKey: id))
+        case .observe(let spec): observe(spec)
+        case .post(let post): self.post(post)
+        }
+    }
+
+    private func record(_ notification: Notification, by recorder: Int) {
+        let tick = notification.userInfo?[Notification.typedPayloadKey] as? Tick
+        let sender = (notification.object as? Sender)?.generation ?? -1
+        sightings[recorder].append(Sighting(post: tick?.id ?? -1, sender: sender))
+    }
+
+    private func repostIfArmed(_ notification: Notification) {
+        guard let armed = armedRepost,
+            (notification.userInfo?[Notification.typedPayloadKey] as? Tick)?.id == armed.post
+        else { return }
+        armedRepost = nil
+        switch armed.repost {
+        case .fresh(let repost):
+            post(repost)
+        case .verbatim(let asNotification):
+            repostVerbatim(notification, asNotification: asNotification)
+        case .observeThenVerbatim(let spec):
+            observe(spec)
+            repostVerbatim(notification, asNotification: true)
+        }
+    }
+
+    private func repostVerbatim(_ notification: Notification, asNotification: Bool) {
+        if asNotification {
+            center.post(notification)
+        } else {
+            center.post(name: notification.name, object: notification.object, userInfo: notification.userInfo)
+        }
+    }
+}

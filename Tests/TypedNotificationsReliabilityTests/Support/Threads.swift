@@ -1,0 +1,36 @@
+import Foundation
+
+/// Runs `body(index)` on `count` dedicated threads that all start together, and returns when all have finished.
+///
+/// Real threads rather than `DispatchQueue.concurrentPerform`, whose width is the number of cores (two on CI): with
+/// more threads than cores the scheduler preempts them at arbitrary points, which is what the torture tests want.
+/// The threads wait at a start line until every one of them exists, so they really overlap.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (_ index: Int) -> Void) async {
+    let startLine = DispatchSemaphore(value: 0)
+    let finished = DispatchGroup()
+    for index in 0..<count {
+        finished.enter()
+        let thread = Thread {
+            startLine.wait()
+            body(index)
+            finished.leave()
+        }
+        thread.stackSize = 4 << 20  // nested posts recurse; leave room under the sanitizers
+        thread.start()
+    }
+    for _ in 0..<count { startLine.signal() }
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        finished.notify(queue: .global()) { done.resume() }
+    }
+}
+
+/// Runs `body` on a new thread and returns at once; `done` is signalled when it has finished.
+func onNewThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        body()
+        done.signal()
+    }
+    .start()
+    return done
+}
