@@ -41,6 +41,8 @@ class AnyChannel: @unchecked Sendable {
     }
 }
 
+/// The typed half of a channel: it registers and runs the bridge. `@unchecked Sendable` as ``AnyChannel``; it adds
+/// no stored state.
 final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
     init(center: NotificationCenter, name: Notification.Name) {
         super.init(center: center, name: name, subject: ObjectIdentifier(Subject.self))

@@ -63,6 +63,9 @@ class AnySubscription: Observation, @unchecked Sendable {
 }
 
 /// One typed observer: its handler, and for asynchronous delivery the mailbox in front of it.
+///
+/// `@unchecked Sendable` as ``AnySubscription``; what it adds is immutable and `Sendable` (a `@Sendable` handler and a
+/// `Sendable` mailbox).
 @usableFromInline
 final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Sendable {
     typealias Payload = Subject.Payload

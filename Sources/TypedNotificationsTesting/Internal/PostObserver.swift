@@ -97,7 +97,7 @@ final class PostObserver<Subject: Notifiable>: Sendable {
 /// Foundation's observer token.
 ///
 /// `@unchecked Sendable` because `NSObjectProtocol` is not `Sendable`; that is safe because the token is never used,
-/// only stored under ``PostObserver``'s mutex and handed back to `removeObserver(_:)` once.
+/// only stored under ``PostObserver``'s lock and handed back to `removeObserver(_:)` once.
 private struct Registration: @unchecked Sendable {
     let token: any NSObjectProtocol
 }
