@@ -22,6 +22,7 @@ enum Executor: Sendable {
 /// At most one drain per mailbox is in flight, and it delivers in append order, so each observer sees the payloads
 /// posted from one thread in post order even on a concurrent queue. `pending` and `isScheduled` are guarded by the
 /// lock.
+@usableFromInline
 final class Mailbox<Payload: Sendable>: Sendable {
     private struct State {
         var pending: [Payload] = []

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+public import Synchronization
 
 /// What a ``NotificationToken`` holds on to: one registered observation that it can end.
 @usableFromInline
@@ -22,12 +22,17 @@ class AnySubscription: Observation, @unchecked Sendable {
     let channel: AnyChannel
     /// Only payloads posted by this object (compared by identity) are delivered. Being weak, a freed sender can
     /// never match again, even when a new object reuses its address. Set once, in `init`.
-    private weak var sender: AnyObject?
-    private let filtersBySender: Bool
+    @usableFromInline
+    weak var sender: AnyObject?
+    @usableFromInline
+    let filtersBySender: Bool
     /// For owner-bound observations: once the owner is gone, the observation ends. Set once, in `init`.
-    private weak var owner: AnyObject?
+    @usableFromInline
+    weak var owner: AnyObject?
+    @usableFromInline
     let isOwnerBound: Bool
-    private let cancelled = Atomic<Bool>(false)
+    @usableFromInline
+    let cancelled = Atomic<Bool>(false)
 
     init(channel: AnyChannel, sender: AnyObject?, owner: AnyObject?) {
         self.channel = channel
@@ -37,10 +42,11 @@ class AnySubscription: Observation, @unchecked Sendable {
         self.isOwnerBound = owner != nil
     }
 
-    @usableFromInline
+    @inlinable
     final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// `false` once the owner of an owner-bound observation has been deallocated.
+    @inlinable
     final var isAlive: Bool { !isOwnerBound || owner != nil }
 
     @usableFromInline
@@ -51,7 +57,7 @@ class AnySubscription: Observation, @unchecked Sendable {
     }
 
     /// Whether a post from `postSender` is for this observer.
-    @usableFromInline
+    @inlinable
     final func accepts(_ postSender: AnyObject?) -> Bool {
         guard filtersBySender else { return true }
         guard let postSender, let sender else { return false }
@@ -70,9 +76,11 @@ class AnySubscription: Observation, @unchecked Sendable {
 final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Sendable {
     typealias Payload = Subject.Payload
 
-    private let handler: @Sendable (Payload) -> Void
+    @usableFromInline
+    let handler: @Sendable (Subject.Payload) -> Void
     /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue or actor.
-    private let mailbox: Mailbox<Payload>?
+    @usableFromInline
+    let mailbox: Mailbox<Subject.Payload>?
 
     @usableFromInline
     init(
@@ -92,9 +100,11 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     }
 
     /// Delivers one post if the observation is still active and the sender matches.
+    ///
+    /// Inlinable, so that a post's loop over its observers is specialised in the caller.
     /// - Returns: whether the handler was reached (or its delivery queued).
     @discardableResult
-    @usableFromInline
+    @inlinable
     func deliver(_ payload: Subject.Payload, from postSender: AnyObject?) -> Bool {
         if isCancelled { return false }
         // Checked before the sender filter, so that any post ends an observation whose owner is gone.
@@ -104,11 +114,16 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
         }
         if !accepts(postSender) { return false }
         if let mailbox {
-            mailbox.enqueue(payload) { payload in self.runHandler(payload) }
+            enqueue(payload, in: mailbox)
         } else {
             handler(payload)
         }
         return true
+    }
+
+    @usableFromInline
+    func enqueue(_ payload: Subject.Payload, in mailbox: Mailbox<Subject.Payload>) {
+        mailbox.enqueue(payload) { payload in self.runHandler(payload) }
     }
 
     /// The last check before the handler runs, for deliveries that waited in a mailbox.
