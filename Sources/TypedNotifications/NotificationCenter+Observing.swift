@@ -42,7 +42,8 @@ extension NotificationCenter {
     ///
     /// Subscribe and forget: `owner` is not retained, and the observation ends by itself when `owner` is
     /// deallocated (its handler is never called after that, and its registration is dropped at the next post or
-    /// observation on the same name and center). The returned token may be ignored; releasing it does not end the
+    /// observation on the same name and center). While the handler runs it holds `owner`, so an owner released
+    /// from inside its own handler's nested posts lives, and is called, until that handler returns. The returned token may be ignored; releasing it does not end the
     /// observation, but ``NotificationToken/cancel()`` ends it early. Delivery is as for
     /// ``observe(_:from:delivery:_:)``.
     ///

@@ -27,7 +27,8 @@ struct Sighting: Hashable, Comparable, CustomStringConvertible {
 /// - An observer filtering on a sender matches only posts from that very object; a freed sender never posts again,
 ///   so its observers never match again, whatever object later takes its address.
 /// - An observer ends when cancelled, when its token is released (not for owner-bound ones), or when its owner is
-///   released (owner-bound ones only).
+///   released (owner-bound ones only). An owner whose own handler is running is still alive (the handler holds it),
+///   so releasing it from inside that handler's nested posts ends the observation only when the handler returns.
 /// - Typed observers see typed posts and decodable plain posts alike; undecodable plain posts reach no one typed.
 /// - Plain observers see every post, typed or plain, once, with the sender as `object`.
 /// - The plain re-posting observer acts after a typed post's typed deliveries, from inside its Foundation delivery.
@@ -40,9 +41,11 @@ struct ReferenceModel {
         var isTokenReleased = false
         var isOwnerReleased = false
         var hasReacted = false
+        /// How many calls of this observer's handler are running (reactions can post, so calls nest).
+        var runningCalls = 0
 
         var isLive: Bool {
-            !isCancelled && !(spec.isOwnerBound ? isOwnerReleased : isTokenReleased)
+            !isCancelled && !(spec.isOwnerBound ? isOwnerReleased && runningCalls == 0 : isTokenReleased)
         }
     }
 
@@ -132,7 +135,9 @@ struct ReferenceModel {
             deliveries.append(Delivery(observer: observer.spec.id, post: post.id))
             if !observer.hasReacted, let reaction = observer.spec.reaction {
                 observers[position].hasReacted = true
+                observers[position].runningCalls += 1
                 react(reaction)
+                observers[position].runningCalls -= 1
             }
         }
         if case .typed = post.style, let armed = armedRepost, armed.post == post.id {
