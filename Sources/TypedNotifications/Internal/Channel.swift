@@ -28,11 +28,26 @@ class AnyChannel: @unchecked Sendable {
     /// The ordinal of the newest channel.
     static let newestOrdinal = Atomic<UInt64>(0)
 
+    /// Set at the end of `init`; see ``synchronizeWithCreation()``.
+    private let created = Atomic<Bool>(false)
+
     init(center: NotificationCenter, name: Notification.Name, subject: ObjectIdentifier) {
         self.center = center
         self.name = name
         self.subject = subject
         ordinal = Self.newestOrdinal.add(1, ordering: .acquiringAndReleasing).newValue
+        created.store(true, ordering: .releasing)
+    }
+
+    /// Makes the channel's constant fields visibly published to the calling thread before it reads them outside the
+    /// registry's lock, as the bridge does.
+    ///
+    /// Foundation already publishes the bridge to posting threads safely, through its own lock; but on Linux that
+    /// lock is invisible to ThreadSanitizer, which would otherwise report the first reads as races. This
+    /// acquire, paired with the release at the end of `init`, is what the sanitizer can see; it is a plain load on
+    /// x86 and ARM.
+    func synchronizeWithCreation() {
+        _ = created.load(ordering: .acquiring)
     }
 
     /// Registers the bridge; called once, by the registry, when the channel is created.

@@ -78,6 +78,7 @@ enum FoundationBridge {
     static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
         #if canImport(Glibc) || canImport(Musl) || canImport(Android)
         guard let raw = pthread_getspecific(slot) else { return false }
+        channel.synchronizeWithCreation()
         // Safe: only `post(_:name:sender:userInfo:in:)` stores into the slot, always a pointer to a live `Frame`.
         let frame = raw.assumingMemoryBound(to: Frame.self)
         guard !frame.pointee.consumed,
