@@ -63,6 +63,9 @@ final class PostObserver<Subject: Notifiable>: Sendable {
         self.sender = SenderReference(sender)
         self.filtersBySender = sender != nil
         self.handler = handler
+        // Foundation hands the block below to posting threads through its own lock, which ThreadSanitizer cannot see
+        // on Linux; this release, paired with the acquire in `receive(_:)`, lets it see the fields above published.
+        cancelled.store(false, ordering: .releasing)
         let token = center.addObserver(forName: Subject.notificationName, object: nil, queue: nil) {
             [weak self] notification in
             self?.receive(notification)
