@@ -3,15 +3,18 @@ import PackageDescription
 
 let package = Package(
     name: "TypedNotifications",
-    // `Synchronization.Atomic` sets the Apple floor; `SendableMetatype` needs a Swift 6.2 compiler.
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // The floor of Swift's concurrency runtime without back-deployment shims; `SendableMetatype` needs a Swift 6.2
+    // compiler (Xcode 26) but no newer OS. APIs that need more say so with `@available`.
+    platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "TypedNotifications", targets: ["TypedNotifications"]),
         .library(name: "TypedNotificationsTesting", targets: ["TypedNotificationsTesting"]),
         .executable(name: "TypedNotificationsDemo", targets: ["TypedNotificationsDemo"]),
     ],
     targets: [
-        .target(name: "TypedNotifications"),
+        .target(name: "TypedNotifications", dependencies: ["CTypedNotificationsAtomics"]),
+        // C11 atomics, on every platform: `Synchronization.Atomic` needs macOS 15 / iOS 18.
+        .target(name: "CTypedNotificationsAtomics"),
         .target(
             name: "TypedNotificationsTesting",
             dependencies: ["TypedNotifications"]
@@ -36,7 +39,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets {
+for target in package.targets where target.name != "CTypedNotificationsAtomics" {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("ExistentialAny"),

@@ -1,7 +1,7 @@
 public import Foundation
 
 extension Notification {
-    /// The `userInfo` key under which this package carries a typed payload by default.
+    /// The `userInfo` key under which this package carries a typed payload by default: `"TypedNotifications.payload"`.
     ///
     /// Plain `NotificationCenter` code reads typed posts from it, and a plain post that stores a payload under it
     /// reaches typed observers:
@@ -16,7 +16,28 @@ extension Notification {
     ///     userInfo: [Notification.typedPayloadKey: CounterDidChange(count: 1)]
     /// )
     /// ```
-    public static let typedPayloadKey = "typedPayload"
+    public static let typedPayloadKey = "TypedNotifications.payload"
+
+    /// The `userInfo` key under which a typed post that has typed observers carries the package's mark:
+    /// `"TypedNotifications.post"`.
+    ///
+    /// The package delivers a typed post to its typed observers directly, then posts it to `NotificationCenter` for
+    /// plain observers; the mark tells the package's own Foundation observer that the post was already delivered.
+    /// Its value is opaque. Plain observers can ignore the entry; it is absent from posts that no typed observer
+    /// receives, and from plain posts.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    ///
+    /// let center = NotificationCenter()
+    /// let token = CounterDidChange.observe(in: center) { _ in }
+    /// let plain = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { note in
+    ///     let marked = note.userInfo?[Notification.typedPostKey] != nil   // true: a typed observer was reached
+    ///     print(marked)
+    /// }
+    /// CounterDidChange(count: 1).post(in: center)
+    /// ```
+    public static let typedPostKey = "TypedNotifications.post"
 }
 
 /// Why a plain `Notification` could not be decoded into a typed payload.
@@ -59,6 +80,9 @@ public enum NotificationDecodingError: Error, Hashable, Sendable, CustomStringCo
 extension Notifiable {
     /// Reads `userInfo[Notification.typedPayloadKey]` as `Payload`; a `Void` payload accepts any notification.
     ///
+    /// When `Payload` is optional, `NSNull` decodes as `nil`: on Apple platforms that is what a `nil` value becomes
+    /// once `userInfo` has crossed into Objective-C.
+    ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// let plain = Notification(
@@ -79,17 +103,22 @@ extension Notifiable {
         guard let value = userInfo[Notification.typedPayloadKey] else {
             throw NotificationDecodingError.missingValue(key: Notification.typedPayloadKey)
         }
-        guard let payload = value as? Payload else {
-            throw NotificationDecodingError.typeMismatch(
-                key: Notification.typedPayloadKey,
-                expected: String(reflecting: Payload.self),
-                found: String(reflecting: type(of: value))
-            )
+        if let payload = value as? Payload { return payload }
+        if value is NSNull, let none = (Payload.self as? any ExpressibleByNilLiteral.Type)?.init(nilLiteral: ()) {
+            // Safe: `none` was made by `Payload`'s own `init(nilLiteral:)`.
+            return none as! Payload
         }
-        return payload
+        throw NotificationDecodingError.typeMismatch(
+            key: Notification.typedPayloadKey,
+            expected: String(reflecting: Payload.self),
+            found: String(reflecting: type(of: value))
+        )
     }
 
     /// `[Notification.typedPayloadKey: payload]`, or `nil` when `Payload` is `Void`.
+    ///
+    /// The dictionary has room for the one entry (``Foundation/Notification/typedPostKey``) that a typed post adds
+    /// when it has typed observers, so adding it never grows the dictionary.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -99,6 +128,8 @@ extension Notifiable {
     @inlinable
     public static func userInfo(for payload: Payload) -> [AnyHashable: Any]? {
         if Payload.self == Void.self { return nil }
-        return [Notification.typedPayloadKey: payload]
+        var userInfo = [AnyHashable: Any](minimumCapacity: 2)
+        userInfo[Notification.typedPayloadKey] = payload
+        return userInfo
     }
 }

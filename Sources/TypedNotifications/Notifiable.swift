@@ -82,9 +82,9 @@ public protocol Notifiable: SendableMetatype {
     /// `Payload` is `Void`). Override it to read a legacy `userInfo` layout. Throwing skips the notification for
     /// this type's observers and reports the error through ``NotificationDiagnostics``; it never crashes.
     ///
-    /// On Linux, typed posts made with this package reach their typed observers without decoding. On Apple
-    /// platforms every post goes through `NotificationCenter` and this method, so it must decode exactly what
-    /// ``userInfo(for:)`` encodes (the round-trip test above).
+    /// Typed posts made with this package reach their typed observers without decoding, on every platform; this
+    /// method serves plain posts only. It should still decode what ``userInfo(for:)`` encodes (the round-trip test
+    /// above), so that plain code re-posting a typed post's `userInfo` reaches typed observers too.
     ///
     /// ```swift
     /// struct Payment: Sendable { let id: String; let amount: Int }
@@ -95,7 +95,7 @@ public protocol Notifiable: SendableMetatype {
     ///     static func payload(from notification: Notification) throws -> Payment {
     ///         guard let id = notification.userInfo?["paymentID"] as? String,
     ///               let amount = notification.userInfo?["amount"] as? Int
-    ///         else { throw NotificationDecodingError.missingPayload(key: "paymentID") }
+    ///         else { throw NotificationDecodingError.missingValue(key: "paymentID") }
     ///         return Payment(id: id, amount: amount)
     ///     }
     ///     static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {

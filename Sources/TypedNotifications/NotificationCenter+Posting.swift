@@ -69,32 +69,29 @@ extension NotificationCenter {
         deliver((), as: subject, from: sender)
     }
 
-    /// The one posting path: typed observers first, directly and without `userInfo`; then Foundation, for plain
-    /// observers, with the package's bridge told to skip this post (see `FoundationBridge`).
+    /// The one posting path, the same on every platform: typed observers first, directly and without `userInfo`;
+    /// then Foundation, for plain observers, with the package's bridge told to skip this post (see
+    /// `FoundationBridge`).
     ///
     /// Inlinable, so that it is specialised for the posted type in the caller's module.
     @inlinable
     func deliver<Subject: Notifiable>(_ payload: Subject.Payload, as subject: Subject.Type, from sender: AnyObject?) {
         let route = ObserverRegistry.shared.route(subject, in: self)
         var reached = false
-        if FoundationBridge.deliversDirectly {
-            for subscription in route.subscriptions {
-                // Safe: the route holds only the observers of `Subject` (see `ObserverRegistry.add`).
-                if unsafeDowncast(subscription, to: Subscription<Subject>.self).deliver(payload, from: sender) {
-                    reached = true
-                }
+        for subscription in route.snapshot.subscriptions {
+            // Safe: the route holds only the observers of `Subject` (see `ObserverRegistry.add`).
+            let subscription = unsafeDowncast(subscription, to: Subscription<Subject>.self)
+            if subscription.deliver(payload, from: sender, cancellationsSeen: route.snapshot.cancellations) {
+                reached = true
             }
-        } else if NotificationDiagnostics.reportsUnobservedPosts {
-            // Delivery happens in the bridge; this is the same test it will make, for the diagnostic only.
-            reached = route.subscriptions.contains { !$0.isCancelled && $0.accepts(sender) }
         }
-        let userInfo = subject.userInfo(for: payload)
-        if route.subscriptions.isEmpty {
-            // No channel, so no bridge in this post's snapshot of Foundation's observers: nothing to skip.
-            post(name: route.name, object: sender, userInfo: userInfo)
-        } else {
-            FoundationBridge.post(subject, name: route.name, sender: sender, userInfo: userInfo, in: self)
-        }
+        FoundationBridge.post(
+            name: route.name,
+            sender: sender,
+            userInfo: subject.userInfo(for: payload),
+            skippedBy: route.channel,
+            in: self
+        )
         if !reached, NotificationDiagnostics.reportsUnobservedPosts {
             NotificationDiagnostics.report(.unobserved, for: subject, name: route.name, in: self)
         }

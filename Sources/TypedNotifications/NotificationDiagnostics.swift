@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// A hook that reports what the package skipped: plain posts it could not decode, and, if asked, typed posts that
 /// reached no typed observer.
@@ -45,7 +44,7 @@ public enum NotificationDiagnostics {
     }
 
     private static let handler = Locked<(@Sendable (Event) -> Void)?>(nil)
-    private static let unobservedReports = Atomic<Bool>(false)
+    private static let unobservedReports = AtomicWord.make()
 
     /// Installs `handler`, replacing any previous one; `nil` silences diagnostics again.
     ///
@@ -56,7 +55,12 @@ public enum NotificationDiagnostics {
     ///
     /// - Parameter handler: Called synchronously on the posting thread for each event, from any thread.
     public static func setHandler(_ handler: (@Sendable (Event) -> Void)?) {
-        self.handler.withLock { $0 = handler }
+        // The replaced handler is released after the lock, since releasing it may run any deinitialiser.
+        let replaced = self.handler.withLock { current in
+            defer { current = handler }
+            return current
+        }
+        withExtendedLifetime(replaced) {}
     }
 
     /// Whether typed posts that reach no typed observer are reported as ``Event/Kind/unobserved``. Off by default.
@@ -65,8 +69,8 @@ public enum NotificationDiagnostics {
     /// NotificationDiagnostics.reportsUnobservedPosts = true
     /// ```
     public static var reportsUnobservedPosts: Bool {
-        get { unobservedReports.load(ordering: .relaxed) }
-        set { unobservedReports.store(newValue, ordering: .relaxed) }
+        get { unobservedReports.loadRelaxed() != 0 }
+        set { unobservedReports.store(newValue ? 1 : 0) }
     }
 
     @usableFromInline
@@ -77,6 +81,7 @@ public enum NotificationDiagnostics {
         in center: NotificationCenter
     ) {
         guard let handler = handler.withLock({ $0 }) else { return }
+        LockDiscipline.assertNoLockHeld("calls a diagnostics handler")
         handler(Event(kind: kind, type: subject, name: name, center: center))
     }
 }

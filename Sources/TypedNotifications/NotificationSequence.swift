@@ -92,6 +92,18 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         }
 
         /// The next payload, or `nil` once the iterating task is cancelled, run in the caller's isolation.
+        ///
+        /// Needs macOS 15, iOS 18, tvOS 18, watchOS 11 or visionOS 2, like the `AsyncStream` method it calls; on
+        /// older systems `for await` uses ``next()``.
+        ///
+        /// ```swift
+        /// struct CounterDidChange: Notifiable { let count: Int }
+        /// @MainActor func firstChange(in center: NotificationCenter) async -> CounterDidChange? {
+        ///     var iterator = center.notifications(of: CounterDidChange.self).makeAsyncIterator()
+        ///     return await iterator.next(isolation: MainActor.shared)
+        /// }
+        /// ```
+        @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             await base.next(isolation: actor)
         }

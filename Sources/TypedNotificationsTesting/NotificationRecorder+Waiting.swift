@@ -20,19 +20,45 @@ extension NotificationRecorder {
     /// }
     /// ```
     ///
-    /// - Parameter timeout: How long to wait at most, on the continuous clock; `nil` (the default) waits until a post
-    ///   arrives or the task is cancelled. A safety net against a hanging test, not a way to order events.
+    /// - Returns: The payload.
+    /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if the
+    ///   recorder is cancelled before a post arrives. A payload already recorded is returned without checking either.
+    public func next() async throws -> Subject.Payload {
+        try await recording.next(timeout: nil)
+    }
+
+    /// Returns the oldest payload that `next` has not returned yet, waiting at most `timeout` for a post if there is
+    /// none.
+    ///
+    /// As ``next()``, with a safety net against a hanging test. Needs macOS 13, iOS 16, tvOS 16 or watchOS 9 (for
+    /// `Duration`); on older systems use ``next()``, whose wait ends when the test's task is cancelled.
+    ///
+    /// ```swift
+    /// struct Saved: Notifiable { let id: Int }
+    ///
+    /// @Test func savingPostsOnce() async throws {
+    ///     let center = NotificationCenter()
+    ///     let recorder = NotificationRecorder(Saved.self, in: center)
+    ///     DispatchQueue.global().async { center.post(Saved(id: 1)) }
+    ///     #expect(try await recorder.next(timeout: .seconds(5)).id == 1)
+    /// }
+    /// ```
+    ///
+    /// - Parameter timeout: How long to wait at most, on the continuous clock; `nil` waits until a post arrives or
+    ///   the task is cancelled. A safety net against a hanging test, not a way to order events.
     /// - Returns: The payload.
     /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if
     ///   `timeout` elapses, or if the recorder is cancelled, before a post arrives. A payload already recorded is
     ///   returned without checking either.
-    public func next(timeout: Duration? = nil) async throws -> Subject.Payload {
-        try await recording.next(timeout: timeout)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    public func next(timeout: Duration?) async throws -> Subject.Payload {
+        try await recording.next(timeout: timeout.map(Timeout.init))
     }
 
     /// Waits until at least `count` posts have been recorded, and returns every payload recorded by then.
     ///
-    /// Returns at once if there are already that many. It does not affect what ``next(timeout:)`` returns.
+    /// Returns at once if there are already that many. It does not affect what ``next()`` returns. Needs macOS 13,
+    /// iOS 16, tvOS 16 or watchOS 9 (for `Duration`); on older systems use ``waitForCount(_:)``.
     ///
     /// ```swift
     /// struct Saved: Notifiable { let id: Int }
@@ -50,13 +76,46 @@ extension NotificationRecorder {
     ///
     /// - Parameters:
     ///   - count: How many posts to wait for; at least 0.
-    ///   - timeout: How long to wait at most, on the continuous clock; `nil` (the default) waits until the posts
-    ///     arrive or the task is cancelled. A safety net against a hanging test, not a way to order events.
+    ///   - timeout: How long to wait at most, on the continuous clock; `nil` waits until the posts arrive or the
+    ///     task is cancelled. A safety net against a hanging test, not a way to order events.
     /// - Returns: Every payload recorded when the wait ended, in post order: `count` of them or more.
     /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if
     ///   `timeout` elapses, or if the recorder is cancelled, first.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @discardableResult
-    public func waitForCount(_ count: Int, timeout: Duration? = nil) async throws -> [Subject.Payload] {
+    public func waitForCount(_ count: Int, timeout: Duration?) async throws -> [Subject.Payload] {
+        try await waitForCount(count, within: timeout.map(Timeout.init))
+    }
+
+    /// Waits until at least `count` posts have been recorded, and returns every payload recorded by then.
+    ///
+    /// As ``waitForCount(_:timeout:)`` with no timeout: the wait ends when the posts arrive, when the recorder is
+    /// cancelled, or when the test's task is cancelled. Available on every system the package supports.
+    ///
+    /// ```swift
+    /// struct Saved: Notifiable { let id: Int }
+    ///
+    /// @Test func syncingPostsEveryItem() async throws {
+    ///     let center = NotificationCenter()
+    ///     let recorder = NotificationRecorder(Saved.self, in: center)
+    ///     Task.detached {
+    ///         for id in 1...3 { center.post(Saved(id: id)) }
+    ///     }
+    ///     let saved = try await recorder.waitForCount(3)
+    ///     #expect(saved.map(\.id) == [1, 2, 3])
+    /// }
+    /// ```
+    ///
+    /// - Parameter count: How many posts to wait for; at least 0.
+    /// - Returns: Every payload recorded when the wait ended, in post order: `count` of them or more.
+    /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if the
+    ///   recorder is cancelled first.
+    @discardableResult
+    public func waitForCount(_ count: Int) async throws -> [Subject.Payload] {
+        try await waitForCount(count, within: nil)
+    }
+
+    private func waitForCount(_ count: Int, within timeout: Timeout?) async throws -> [Subject.Payload] {
         precondition(count >= 0, "NotificationRecorder.waitForCount(_:) needs a count of at least 0, not \(count)")
         return try await recording.waitForCount(count, timeout: timeout)
     }

@@ -19,7 +19,7 @@
 ///     do {
 ///         try await recorder.waitForCount(2, timeout: .milliseconds(100))
 ///     } catch let error as NotificationWaitError {
-///         #expect(error.reason == .timedOut(after: .milliseconds(100)))
+///         #expect(error.reason == .timedOut(seconds: 0.1))
 ///         #expect(error.postedCount == 1)
 ///     }
 /// }
@@ -27,8 +27,11 @@
 public struct NotificationWaitError: Error, Sendable, CustomStringConvertible {
     /// Why the wait ended.
     public enum Reason: Sendable, Hashable {
-        /// The timeout passed to the wait elapsed first.
-        case timedOut(after: Duration)
+        /// The timeout passed to the wait elapsed first; `seconds` is that timeout.
+        ///
+        /// In seconds rather than as a `Duration`, which needs macOS 13 / iOS 16: the error is thrown on every
+        /// system the package supports.
+        case timedOut(seconds: Double)
         /// The recorder was cancelled, so the post can no longer arrive.
         case recorderCancelled
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import TypedNotifications
@@ -40,19 +39,19 @@ import Testing
     func queueDeliveryKeepsEachThreadsOrderAndNeverOverlapsItself(queue: Queue) async {
         let center = NotificationCenter()
         let total = Self.threadCount * Self.postsPerThread
-        let running = Atomic<Bool>(false)
+        let running = AtomicWord.make()
         let overlaps = Counter()
         let nextIndex = Protected(Array(repeating: 0, count: Self.threadCount))
         let outOfOrder = Counter()
         let received = Counter()
         let allReceived = DispatchSemaphore(value: 0)
         let token = center.observe(Numbered.self, delivery: queue.makeDelivery().delivery) { numbered in
-            if running.exchange(true, ordering: .sequentiallyConsistent) { overlaps.increment() }
+            if !running.set() { overlaps.increment() }
             nextIndex.withLock { next in
                 if numbered.index != next[numbered.thread] { outOfOrder.increment() }
                 next[numbered.thread] = numbered.index + 1
             }
-            running.store(false, ordering: .sequentiallyConsistent)
+            running.store(0)
             if received.increment() == total { allReceived.signal() }
         }
         await onThreads(Self.threadCount) { thread in

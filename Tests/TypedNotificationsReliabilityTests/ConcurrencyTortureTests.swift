@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import TypedNotifications
@@ -408,22 +407,22 @@ struct ChurnToken: Sendable {
 
 /// When an observation ended, on the ``LogicalClock``; `Int.max` while it has not.
 final class EndStamp: Sendable {
-    private let atomic = Atomic<Int>(.max)
+    private let atomic = AtomicWord.make(UInt64(Int.max))
 
-    var value: Int { atomic.load(ordering: .sequentiallyConsistent) }
+    var value: Int { Int(truncatingIfNeeded: atomic.load()) }
 
     func store(_ value: Int) {
-        atomic.store(value, ordering: .sequentiallyConsistent)
+        atomic.store(UInt64(truncatingIfNeeded: value))
     }
 }
 
 /// A flag that can be taken once.
 final class OneShot: Sendable {
-    private let available = Atomic<Bool>(true)
+    private let taken = AtomicWord.make()
 
-    var isAvailable: Bool { available.load(ordering: .sequentiallyConsistent) }
+    var isAvailable: Bool { !taken.isSet }
 
     func take() -> Bool {
-        available.exchange(false, ordering: .sequentiallyConsistent)
+        taken.set()
     }
 }

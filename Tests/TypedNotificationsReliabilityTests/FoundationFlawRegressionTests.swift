@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import TypedNotifications
@@ -133,27 +132,39 @@ import Testing
         let typedCalls = Counter()
         let plainCalls = Counter()
         let plainObservers = PlainObservers()
-        let (address, token) = observeSenderThenFreeIt(
-            on: center,
-            typed: { typedCalls.increment() },
-            plain: { plainCalls.increment() },
-            plainObservers: plainObservers
-        )
-        #expect(typedCalls.value == 1)
-        guard let impostor = objectReusing(address) else {
+        // Whether the allocator hands a freed block out again soon depends on what other threads allocate meanwhile
+        // (tests run in parallel), so the scenario is tried a few times until a new object takes the address.
+        var found: (impostor: Sender, token: NotificationToken)?
+        for attempt in 1...10 where found == nil {
+            let (address, token) = observeSenderThenFreeIt(
+                on: center,
+                typed: { typedCalls.increment() },
+                plain: { plainCalls.increment() },
+                plainObservers: plainObservers
+            )
+            #expect(typedCalls.value == attempt)
+            if let impostor = objectReusing(address) {
+                found = (impostor, token)
+            } else {
+                token.cancel()
+            }
+        }
+        guard let (impostor, token) = found else {
             // AddressSanitizer quarantines freed memory, so no object gets the address soon: nothing to check.
-            #expect(TestEnvironment.isAddressSanitized, "no new object took the freed sender's address")
+            #expect(TestEnvironment.isAddressSanitized, "no new object took a freed sender's address in 10 tries")
             return
         }
+        typedCalls.reset()
+        plainCalls.reset()
         center.post(Tick(id: 1), from: impostor)
         let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: Tick(id: 2)]
         center.post(name: Tick.notificationName, object: impostor, userInfo: userInfo)
-        #expect(typedCalls.value == 1)
+        #expect(typedCalls.value == 0)
         withExtendedLifetime(token) {}
 
         #if os(Linux)
         withKnownIssue("Foundation on Linux matches a new object at a freed sender's address") {
-            #expect(plainCalls.value == 1)
+            #expect(plainCalls.value == 0)
         }
         #endif
         plainObservers.removeAll(from: center)
@@ -231,15 +242,15 @@ import Testing
         let queue = OperationQueue()
         let name = Notification.Name("FoundationFlawRegressionTests.queue")
         let postReturned = DispatchSemaphore(value: 0)
-        let handlerFinished = Atomic<Bool>(false)
+        let handlerFinished = AtomicWord.make()
         let observer = center.addObserver(forName: name, object: nil, queue: queue) { _ in
             // As above; here the timeout is how long a blocking `post` is held up (so it shows as a finished
             // handler), and a non-blocking Foundation would have signalled long before.
             _ = postReturned.wait(timeout: .now() + .milliseconds(300))
-            handlerFinished.store(true, ordering: .sequentiallyConsistent)
+            handlerFinished.store(1)
         }
         center.post(name: name, object: nil)
-        let finishedBeforePostReturned = handlerFinished.load(ordering: .sequentiallyConsistent)
+        let finishedBeforePostReturned = handlerFinished.isSet
         postReturned.signal()
         queue.waitUntilAllOperationsAreFinished()
         center.removeObserver(observer)

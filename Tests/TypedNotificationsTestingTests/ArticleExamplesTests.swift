@@ -7,7 +7,7 @@ import TypedNotifications
 import TypedNotificationsTesting
 import XCTest
 
-@Suite(.timeLimit(.minutes(1))) struct ArticleExamplesTests {
+@Suite struct ArticleExamplesTests {
     // MARK: - Before
 
     @Suite struct Before {
@@ -18,7 +18,8 @@ import XCTest
             var all: [Int] { lock.withLock { ids } }
         }
 
-        @Test func savingPostsOneNotificationPerItem() {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func savingPostsOneNotificationPerItem() {
             let center = NotificationCenter()
             let store = Store(center: center)
             let saved = SavedIDs()
@@ -54,7 +55,8 @@ import XCTest
     // MARK: - After
 
     @Suite struct After {
-        @Test func savingPostsOneNotificationPerItem() async throws {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func savingPostsOneNotificationPerItem() async throws {
             let center = NotificationCenter()
             let store = Store(center: center)
             let recorder = NotificationRecorder(Saved.self, in: center)  // records from this line on
@@ -67,7 +69,8 @@ import XCTest
             #expect(first.id == 1)
         }
 
-        @Test func savingPostsOnePerItemFromTheStore() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func savingPostsOnePerItemFromTheStore() async {
             let center = NotificationCenter()
             let store = Store(center: center)
 
@@ -78,7 +81,8 @@ import XCTest
             #expect(saved.map(\.id) == [1, 2, 3])
         }
 
-        @Test func savingNothingPostsNothing() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func savingNothingPostsNothing() async {
             let center = NotificationCenter()
             let store = Store(center: center)
 
@@ -87,7 +91,8 @@ import XCTest
             }
         }
 
-        @Test func savingInTheBackgroundPostsThreeTimes() async throws {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func savingInTheBackgroundPostsThreeTimes() async throws {
             let center = NotificationCenter()
             let store = Store(center: center)
             let recorder = NotificationRecorder(Saved.self, in: center)

@@ -3,10 +3,11 @@ import Testing
 import TypedNotifications
 import TypedNotificationsTesting
 
-@Suite(.timeLimit(.minutes(1))) struct NotificationRecorderWaitingTests {
+@Suite struct NotificationRecorderWaitingTests {
     // MARK: - next()
 
-    @Test func nextReturnsRecordedPayloadsOldestFirst() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func nextReturnsRecordedPayloadsOldestFirst() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         center.post(Saved(id: 1))
@@ -15,7 +16,8 @@ import TypedNotificationsTesting
         #expect(try await recorder.next() == Saved(id: 2))
     }
 
-    @Test func nextWaitsForAPostMadeOnAnotherThread() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func nextWaitsForAPostMadeOnAnotherThread() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         async let next = recorder.next(timeout: .safetyNet)
@@ -24,7 +26,8 @@ import TypedNotificationsTesting
         #expect(try await next == Saved(id: 7))
     }
 
-    @Test func waitingNextCallsAreServedInTheOrderTheyBegan() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func waitingNextCallsAreServedInTheOrderTheyBegan() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         let first = Task { try await recorder.next(timeout: .safetyNet) }
@@ -37,7 +40,8 @@ import TypedNotificationsTesting
         #expect(try await second.value == Saved(id: 2))
     }
 
-    @Test func nextRacingWithPostsNeverLosesOrRepeatsAPayload() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func nextRacingWithPostsNeverLosesOrRepeatsAPayload() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         let rounds = 300
@@ -53,7 +57,8 @@ import TypedNotificationsTesting
 
     // MARK: - Cancellation
 
-    @Test func cancellingTheWaitingTaskThrowsCancellationError() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func cancellingTheWaitingTaskThrowsCancellationError() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         let waiting = Task { try await recorder.next(timeout: .safetyNet) }
@@ -66,7 +71,8 @@ import TypedNotificationsTesting
         #expect(try await recorder.next() == Saved(id: 1))
     }
 
-    @Test func aCancelledTaskGetsRecordedPayloadsButDoesNotWait() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func aCancelledTaskGetsRecordedPayloadsButDoesNotWait() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         center.post(Saved(id: 1))
@@ -82,7 +88,8 @@ import TypedNotificationsTesting
         #expect(try await outcome.value == Saved(id: 1))
     }
 
-    @Test func cancellingTheRecorderEndsWaitsWithADescriptiveError() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func cancellingTheRecorderEndsWaitsWithADescriptiveError() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         center.post(Saved(id: 1))
@@ -100,7 +107,8 @@ import TypedNotificationsTesting
         )
     }
 
-    @Test func aCancelledRecorderStillReturnsWhatItRecorded() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func aCancelledRecorderStillReturnsWhatItRecorded() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         center.post(Saved(id: 1))
@@ -113,7 +121,8 @@ import TypedNotificationsTesting
 
     // MARK: - Timeouts
 
-    @Test func nextTimesOutWithAMessageNamingTheTypeAndThePosts() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func nextTimesOutWithAMessageNamingTheTypeAndThePosts() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         center.post(Saved(id: 1))
@@ -124,7 +133,7 @@ import TypedNotificationsTesting
         let error = try await #require(throws: NotificationWaitError.self) {
             try await recorder.next(timeout: .milliseconds(20))
         }
-        #expect(error.reason == .timedOut(after: .milliseconds(20)))
+        #expect(error.reason == .timedOut(seconds: 0.02))
         #expect(error.expectedCount == 3)
         #expect(error.postedCount == 2)
         #expect(
@@ -134,7 +143,8 @@ import TypedNotificationsTesting
         )
     }
 
-    @Test func waitForCountTimesOutWithAMessageNamingTheTypeAndThePosts() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func waitForCountTimesOutWithAMessageNamingTheTypeAndThePosts() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Refreshed.self, in: center)
         center.post(Refreshed.self)
@@ -144,7 +154,8 @@ import TypedNotificationsTesting
         #expect(error.description == "Timed out after 0.02 seconds waiting for 3 posts of Refreshed; 1 was posted")
     }
 
-    @Test func timeoutMessagesMentionTheSenderAndWhatElseWasPosted() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func timeoutMessagesMentionTheSenderAndWhatElseWasPosted() async throws {
         let center = NotificationCenter()
         let kitchen = Thermometer()
         let recorder = NotificationRecorder(ReadingTaken.self, from: kitchen, in: center)
@@ -159,7 +170,8 @@ import TypedNotificationsTesting
         )
     }
 
-    @Test func aTimedOutWaitConsumesNothing() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func aTimedOutWaitConsumesNothing() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         await #expect(throws: NotificationWaitError.self) { try await recorder.next(timeout: .zero) }
@@ -167,7 +179,8 @@ import TypedNotificationsTesting
         #expect(try await recorder.next(timeout: .zero) == Saved(id: 1))
     }
 
-    @Test func aWaitThatSucceedsDoesNotWaitOutItsTimeout() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func aWaitThatSucceedsDoesNotWaitOutItsTimeout() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         let clock = ContinuousClock()
@@ -182,7 +195,8 @@ import TypedNotificationsTesting
 
     // MARK: - waitForCount(_:)
 
-    @Test func waitForCountReturnsAtOnceWhenEnoughWereRecorded() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func waitForCountReturnsAtOnceWhenEnoughWereRecorded() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         #expect(try await recorder.waitForCount(0).isEmpty)
@@ -190,7 +204,8 @@ import TypedNotificationsTesting
         #expect(try await recorder.waitForCount(2).map(\.id) == [1, 2, 3])
     }
 
-    @Test func waitForCountWaitsForPostsFromTheBackground() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func waitForCountWaitsForPostsFromTheBackground() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         Store(center: center).saveInBackground([1, 2, 3])
@@ -198,7 +213,8 @@ import TypedNotificationsTesting
         #expect(saved.map(\.id) == [1, 2, 3])
     }
 
-    @Test func waitForCountLeavesNextUntouched() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func waitForCountLeavesNextUntouched() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         async let all = recorder.waitForCount(2, timeout: .safetyNet)

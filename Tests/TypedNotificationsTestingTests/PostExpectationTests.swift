@@ -3,12 +3,13 @@ import Testing
 import TypedNotifications
 import TypedNotificationsTesting
 
-@Suite(.timeLimit(.minutes(1))) struct PostExpectationTests {
+@Suite struct PostExpectationTests {
     struct SaveFailed: Error {}
 
     // MARK: - Passing
 
-    @Test func expectPostsReturnsThePayloadsWhenTheCountMatches() async throws {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func expectPostsReturnsThePayloadsWhenTheCountMatches() async throws {
         let center = NotificationCenter()
         let store = Store(center: center)
         let saved = await expectPosts(Saved.self, count: 3, in: center) {
@@ -17,7 +18,8 @@ import TypedNotificationsTesting
         #expect(saved.map(\.id) == [1, 2, 3])
     }
 
-    @Test func onlyPostsMadeWhileTheBodyRunsCount() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func onlyPostsMadeWhileTheBodyRunsCount() async {
         let center = NotificationCenter()
         center.post(Saved(id: 0))
         await expectPosts(Saved.self, in: center) {
@@ -27,7 +29,8 @@ import TypedNotificationsTesting
         await expectNoPosts(Saved.self, in: center) {}
     }
 
-    @Test func postsFromWorkTheBodyAwaitsCount() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func postsFromWorkTheBodyAwaitsCount() async {
         let center = NotificationCenter()
         let store = Store(center: center)
         await expectPosts(Saved.self, count: 2, in: center) {
@@ -48,7 +51,8 @@ import TypedNotificationsTesting
         }
     }
 
-    @Test func expectNoPostsPassesWhenNothingIsPosted() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func expectNoPostsPassesWhenNothingIsPosted() async {
         let center = NotificationCenter()
         let store = Store(center: center)
         await expectNoPosts(Saved.self, in: center) {
@@ -57,7 +61,8 @@ import TypedNotificationsTesting
         }
     }
 
-    @Test func aThrowingBodyRethrowsWithoutCheckingTheCount() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func aThrowingBodyRethrowsWithoutCheckingTheCount() async {
         let center = NotificationCenter()
         await #expect(throws: SaveFailed.self) {
             try await expectPosts(Saved.self, count: 2, in: center) { throw SaveFailed() }
@@ -66,7 +71,8 @@ import TypedNotificationsTesting
 
     // MARK: - Failure messages
 
-    @Test func tooFewPostsAreReportedWithTheTypeAndWhatWasPosted() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func tooFewPostsAreReportedWithTheTypeAndWhatWasPosted() async {
         let center = NotificationCenter()
         let store = Store(center: center)
         let issues = await recordedIssues {
@@ -75,7 +81,8 @@ import TypedNotificationsTesting
         #expect(issues.map(\.message) == ["Expected 3 posts of Saved, but 2 were posted: Saved(id: 1), Saved(id: 2)"])
     }
 
-    @Test func tooManyPostsAreReported() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func tooManyPostsAreReported() async {
         let center = NotificationCenter()
         let store = Store(center: center)
         let issues = await recordedIssues {
@@ -84,7 +91,8 @@ import TypedNotificationsTesting
         #expect(issues.map(\.message) == ["Expected 1 post of Saved, but 2 were posted: Saved(id: 1), Saved(id: 1)"])
     }
 
-    @Test func missingPostsAreReported() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func missingPostsAreReported() async {
         let center = NotificationCenter()
         let issues = await recordedIssues {
             await expectPosts(Saved.self, in: center) { center.post(Refreshed.self) }
@@ -92,7 +100,8 @@ import TypedNotificationsTesting
         #expect(issues.map(\.message) == ["Expected 1 post of Saved, but none was posted"])
     }
 
-    @Test func unexpectedPostsAreReported() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func unexpectedPostsAreReported() async {
         let center = NotificationCenter()
         let store = Store(center: center)
         let issues = await recordedIssues {
@@ -101,7 +110,8 @@ import TypedNotificationsTesting
         #expect(issues.map(\.message) == ["Expected no posts of Saved, but 1 was posted: Saved(id: 4)"])
     }
 
-    @Test func payloadLessPostsAreCountedWithoutAList() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func payloadLessPostsAreCountedWithoutAList() async {
         let center = NotificationCenter()
         let issues = await recordedIssues {
             await expectPosts(Refreshed.self, count: 2, in: center) { center.post(Refreshed.self) }
@@ -109,7 +119,8 @@ import TypedNotificationsTesting
         #expect(issues.map(\.message) == ["Expected 2 posts of Refreshed, but 1 was posted"])
     }
 
-    @Test func longListsAreShortened() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func longListsAreShortened() async {
         let center = NotificationCenter()
         let store = Store(center: center)
         let issues = await recordedIssues {
@@ -119,7 +130,8 @@ import TypedNotificationsTesting
         #expect(issues.map(\.message) == ["Expected no posts of Saved, but 12 were posted: \(listed), and 2 more"])
     }
 
-    @Test func postsFromOtherSendersAreListedSeparately() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func postsFromOtherSendersAreListedSeparately() async {
         let center = NotificationCenter()
         let kitchen = Thermometer()
         let garden = Thermometer()
@@ -136,7 +148,8 @@ import TypedNotificationsTesting
         )
     }
 
-    @Test func undecodablePlainPostsAreExplained() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func undecodablePlainPostsAreExplained() async {
         let center = NotificationCenter()
         let issues = await recordedIssues {
             await expectPosts(LegacyPayment.self, in: center) {
@@ -151,7 +164,8 @@ import TypedNotificationsTesting
         )
     }
 
-    @Test func issuesPointAtTheCaller() async {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func issuesPointAtTheCaller() async {
         let center = NotificationCenter()
         var line = 0
         let issues = await recordedIssues {

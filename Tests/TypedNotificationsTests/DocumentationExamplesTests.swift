@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TypedNotifications
 
@@ -321,8 +320,10 @@ enum LifetimesArticle {
         case account(Account)
     }
 
-    final class ReadingTracker: Sendable {
-        private let opened = Atomic(0)
+    final class ReadingTracker: @unchecked Sendable {
+        // Guarded by `lock` (which is what makes the class Sendable): handlers run on whichever thread posts.
+        private let lock = NSLock()
+        private var opened = 0
 
         init(center: NotificationCenter) {
             AppEvent.observe(for: self, in: center) { tracker, event in tracker.consume(event) }
@@ -330,13 +331,13 @@ enum LifetimesArticle {
 
         func consume(_ event: AppEvent) {
             switch event {
-            case .article(_, .open): opened.add(1, ordering: .relaxed)
+            case .article(_, .open): lock.withLock { opened += 1 }
             case .article(let id, .failed(let reason)): print("article \(id) failed: \(reason)")
             default: break
             }
         }
 
-        var openedArticles: Int { opened.load(ordering: .relaxed) }
+        var openedArticles: Int { lock.withLock { opened } }
     }
 
     static func messageBus() {
@@ -706,24 +707,27 @@ where Self == NotificationCenter.BaseMessageIdentifier<MessageAPIArticle.Downloa
 
     // MARK: Lifetimes and delivery
 
-    @Suite(.serialized, .timeLimit(.minutes(1))) struct LifetimesAndDelivery {
+    @Suite(.serialized) struct LifetimesAndDelivery {
         typealias Article = LifetimesArticle
 
-        @Test func dispatchQueueDelivery() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func dispatchQueueDelivery() async {
             Article.printed.reset()
             Article.dispatchQueueDelivery()
             await Article.printed.waitForCount(1)
             #expect(Article.printed.lines == ["on the queue: 1"])
         }
 
-        @Test func operationQueueDelivery() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func operationQueueDelivery() async {
             Article.printed.reset()
             Article.operationQueueDelivery()
             await Article.printed.waitForCount(3)
             #expect(Article.printed.lines == ["as an operation: 1", "as an operation: 2", "as an operation: 3"])
         }
 
-        @Test @MainActor func mainActorViewModel() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) @MainActor func mainActorViewModel() async {
             let center = NotificationCenter()
             let model = Article.CounterViewModel(center: center)
             DispatchQueue.global().async {
@@ -733,43 +737,50 @@ where Self == NotificationCenter.BaseMessageIdentifier<MessageAPIArticle.Downloa
             #expect(model.text == "Count: 7")
         }
 
-        @Test func sequence() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func sequence() async {
             Article.printed.reset()
             await Article.sequence()
             #expect(Article.printed.lines == ["got 1", "got 2"])
         }
 
-        @Test func cancelledLoop() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func cancelledLoop() async {
             Article.printed.reset()
             await Article.cancelledLoop()
             #expect(Article.printed.lines == ["loop ended"])
         }
 
-        @Test func newestOnly() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func newestOnly() async {
             Article.printed.reset()
             await Article.newestOnly()
             #expect(Article.printed.lines == ["latest: 3"])
         }
 
-        @Test func firstLogin() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func firstLogin() async {
             Article.printed.reset()
             await Article.firstLogin()
             #expect(Article.printed.lines == ["first login: Ada"])
         }
 
-        @Test func messageBus() {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func messageBus() {
             Article.printed.reset()
             Article.messageBus()
             #expect(Article.printed.lines == ["article 2 failed: offline", "opened: 1"])
         }
 
-        @Test @MainActor func viewModelIsTestedWithoutNotifications() {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) @MainActor func viewModelIsTestedWithoutNotifications() {
             let model = Article.ProfileViewModel()
             model.userDidLogIn(Article.User(name: "Ada"))
             #expect(model.title == "Hello, Ada")
         }
 
-        @Test @MainActor func proxyForwardsToItsViewModel() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) @MainActor func proxyForwardsToItsViewModel() async {
             let center = NotificationCenter()
             let model = Article.ProfileViewModel()
             let other = Article.ProfileViewModel()
@@ -782,7 +793,8 @@ where Self == NotificationCenter.BaseMessageIdentifier<MessageAPIArticle.Downloa
             withExtendedLifetime(proxy) {}
         }
 
-        @Test @MainActor func releasedProxyStopsForwarding() async {
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) @MainActor func releasedProxyStopsForwarding() async {
             let center = NotificationCenter()
             let model = Article.ProfileViewModel()
             var proxy: Article.ProfileNotificationsProxy? = Article.ProfileNotificationsProxy(

@@ -1,14 +1,14 @@
 import Foundation
-import Synchronization
 
 /// The typed observers of one `Notifiable` type on one `NotificationCenter`, in registration order.
 ///
 /// Each channel registers a single Foundation observer (its *bridge*) under the type's name, which decodes plain
 /// posts once and fans them out here. Typed posts reach the observers directly, without `userInfo`.
 ///
-/// `subscriptions`, `ownerBoundCount` and `bridge` are read and written only while `ObserverRegistry`'s lock is held;
-/// the other properties never change. That is what makes the class safe to share across threads, and why the
-/// runtime's exclusivity checks on `subscriptions` (which cannot see the lock) are switched off.
+/// `subscriptions` and `ownerBoundCount` are read and written only while `ObserverRegistry`'s lock is held; `bridge`
+/// is set before the channel is published to the registry and then read only under that lock; `cancellations` is
+/// atomic; the other properties never change after `init`. That is what makes the class safe to share across
+/// threads, and why the runtime's exclusivity checks on `subscriptions` (which cannot see the lock) are switched off.
 @usableFromInline
 class AnyChannel: @unchecked Sendable {
     /// Held strongly: a center stays alive while it has typed observers, so its identity is never reused meanwhile.
@@ -21,36 +21,43 @@ class AnyChannel: @unchecked Sendable {
     /// for dead owners worth its cost.
     var ownerBoundCount = 0
     var bridge: (any NSObjectProtocol)?
-    /// When the channel was created, counted across all channels: a typed post's frame applies only to channels
-    /// created before it posted to Foundation (see `FoundationBridge`).
+    /// Unique among all channels ever made: a ``PostStamp`` names its channel by it.
     let ordinal: UInt64
+    /// How many of the channel's observers have ended so far. A post compares it with the count it saw when it took
+    /// its snapshot of observers: while they are equal, no observer in the snapshot has ended, and none needs the
+    /// registry's lock to check. Its release store at the end of `init` also publishes the other fields (see
+    /// ``synchronizeWithCreation()``).
+    let cancellations = AtomicWord.make()
 
     /// The ordinal of the newest channel.
-    static let newestOrdinal = Atomic<UInt64>(0)
-
-    /// Set at the end of `init`; see ``synchronizeWithCreation()``.
-    private let created = Atomic<Bool>(false)
+    private static let newestOrdinal = AtomicWord.make()
 
     init(center: NotificationCenter, name: Notification.Name, subject: ObjectIdentifier) {
         self.center = center
         self.name = name
         self.subject = subject
-        ordinal = Self.newestOrdinal.add(1, ordering: .acquiringAndReleasing).newValue
-        created.store(true, ordering: .releasing)
+        ordinal = Self.newestOrdinal.add(1)
+        cancellations.store(0)
     }
 
     /// Makes the channel's constant fields visibly published to the calling thread before it reads them outside the
     /// registry's lock, as the bridge does.
     ///
     /// Foundation already publishes the bridge to posting threads safely, through its own lock; but on Linux that
-    /// lock is invisible to ThreadSanitizer, which would otherwise report the first reads as races. This
-    /// acquire, paired with the release at the end of `init`, is what the sanitizer can see; it is a plain load on
-    /// x86 and ARM.
+    /// lock is invisible to ThreadSanitizer, which would otherwise report the first reads as races. This acquire,
+    /// paired with the release at the end of `init`, is what the sanitizer can see; it is a plain load on x86 and
+    /// ARM.
     func synchronizeWithCreation() {
-        _ = created.load(ordering: .acquiring)
+        _ = cancellations.load()
     }
 
-    /// Registers the bridge; called once, by the registry, when the channel is created.
+    /// Whether an observer of this channel has ended since a snapshot that saw `count` cancellations.
+    @usableFromInline
+    final func hasCancellations(since count: UInt64) -> Bool {
+        cancellations.load() != count
+    }
+
+    /// Registers the bridge; called once, before the channel is published to the registry.
     func makeBridge() -> any NSObjectProtocol {
         fatalError("subclass responsibility")
     }
@@ -69,9 +76,10 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
 
     /// Delivers a plain (non-typed) post that reached the bridge: decode once, then fan out in registration order.
     func receivePlain(_ notification: Notification) {
+        synchronizeWithCreation()
         if FoundationBridge.isOwnPost(notification, on: self) { return }
-        let subscriptions = ObserverRegistry.shared.subscriptions(of: self)
-        guard !subscriptions.isEmpty else { return }
+        let snapshot = ObserverRegistry.shared.snapshot(of: self)
+        guard !snapshot.subscriptions.isEmpty else { return }
         let payload: Subject.Payload
         do {
             payload = try Subject.payload(from: notification)
@@ -80,9 +88,10 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
             return
         }
         let sender = notification.object.map { $0 as AnyObject }
-        for subscription in subscriptions {
+        for subscription in snapshot.subscriptions {
             // Safe: a channel only ever holds `Subscription<Subject>`s (see `ObserverRegistry.add`).
-            unsafeDowncast(subscription, to: Subscription<Subject>.self).deliver(payload, from: sender)
+            unsafeDowncast(subscription, to: Subscription<Subject>.self)
+                .deliver(payload, from: sender, cancellationsSeen: snapshot.cancellations)
         }
     }
 }

@@ -8,8 +8,12 @@ public import Foundation
 /// copy-on-write snapshot of the channel's observers. The bookkeeping is non-generic (``AnyChannel``,
 /// ``AnySubscription``); only creating a channel and delivering a payload know the type.
 ///
-/// A channel exists exactly while it has observers: the last removal unregisters its Foundation observer and drops
-/// it, so cancelled observations leave nothing behind.
+/// A channel exists exactly while it has observers: the last removal drops it and unregisters its Foundation
+/// observer, so cancelled observations leave nothing behind.
+///
+/// Nothing runs under the lock but the registry's own bookkeeping: Foundation observers are added before a channel
+/// is published and removed after it is dropped, with the lock released, and observers that end are released after
+/// it too (releasing one can run any deinitialiser, of whatever its handler captured).
 @usableFromInline
 final class ObserverRegistry: Sendable {
     @usableFromInline
@@ -31,14 +35,40 @@ final class ObserverRegistry: Sendable {
         var types: [ObjectIdentifier: TypeEntry] = [:]
     }
 
-    /// What a post needs: the name, and the observers to deliver to directly, as one consistent snapshot.
+    /// A channel's observers at one moment, with the channel's ``AnyChannel/cancellations`` at that moment.
+    @usableFromInline
+    struct Snapshot {
+        /// All `Subscription<Subject>` of the channel's `Subject`, in registration order.
+        @usableFromInline
+        let subscriptions: [AnySubscription]
+        @usableFromInline
+        let cancellations: UInt64
+    }
+
+    /// What a post needs: the name, and the channel and observers to deliver to directly, as one consistent snapshot.
     @usableFromInline
     struct Route {
         @usableFromInline
         let name: Notification.Name
-        /// All `Subscription<Subject>` for the posted `Subject`.
+        /// `nil` when nobody observes the type on the center.
         @usableFromInline
-        let subscriptions: [AnySubscription]
+        let channel: AnyChannel?
+        @usableFromInline
+        let snapshot: Snapshot
+    }
+
+    /// What a registration that may have ended observers leaves to do once the lock is released.
+    private struct Cleanup {
+        /// Observers removed under the lock, released after it.
+        var ended: [AnySubscription] = []
+        /// The Foundation observer of a channel dropped under the lock, removed after it.
+        var bridge: (any NSObjectProtocol, NotificationCenter)?
+
+        /// Done outside the lock: Foundation and deinitialisers may do anything, including calling back in.
+        consuming func run() {
+            if let (bridge, center) = bridge { FoundationBridge.removeBridgeObserver(bridge, from: center) }
+            withExtendedLifetime(ended) {}
+        }
     }
 
     private let state = Locked(State())
@@ -56,7 +86,10 @@ final class ObserverRegistry: Sendable {
     private func route(_ subject: ObjectIdentifier, in center: NotificationCenter) -> Route? {
         state.withLock { state in
             guard let entry = state.types[subject] else { return nil }
-            return Route(name: entry.name, subscriptions: entry.channel(in: center)?.subscriptions ?? [])
+            guard let channel = entry.channel(in: center) else {
+                return Route(name: entry.name, channel: nil, snapshot: Snapshot(subscriptions: [], cancellations: 0))
+            }
+            return Route(name: entry.name, channel: channel, snapshot: Self.snapshot(of: channel))
         }
     }
 
@@ -71,13 +104,28 @@ final class ObserverRegistry: Sendable {
     }
 
     /// The current observers of `channel`, for delivering a plain post.
-    func subscriptions(of channel: AnyChannel) -> [AnySubscription] {
-        state.withLock { _ in channel.subscriptions }
+    func snapshot(of channel: AnyChannel) -> Snapshot {
+        state.withLock { _ in Self.snapshot(of: channel) }
+    }
+
+    /// Only under the lock, so that the count matches the observers.
+    private static func snapshot(of channel: AnyChannel) -> Snapshot {
+        Snapshot(subscriptions: channel.subscriptions, cancellations: channel.cancellations.loadRelaxed())
+    }
+
+    /// Whether `subscription` has ended; for posts that saw its channel's cancellation count change.
+    @usableFromInline
+    func isCancelled(_ subscription: AnySubscription) -> Bool {
+        state.withLock { _ in subscription.isCancelled }
     }
 
     // MARK: - Registering
 
     /// Registers a new observer, creating the channel (and its Foundation observer) for the first one.
+    ///
+    /// A new channel is made and bridged to Foundation before the lock is taken, and only then published; if another
+    /// thread published one for the same type and center meanwhile, that one is used and the spare is unregistered.
+    /// So every published channel has its Foundation observer, and an observation has begun when this returns.
     @usableFromInline
     func add<Subject: Notifiable>(
         _ subject: Subject.Type,
@@ -85,72 +133,102 @@ final class ObserverRegistry: Sendable {
         makeSubscription: (AnyChannel) -> Subscription<Subject>
     ) -> Subscription<Subject> {
         let typeID = ObjectIdentifier(subject)
-        var ended: [AnySubscription] = []
-        defer { Self.release(ended) }
-        let added: Subscription<Subject>? = state.withLock { state in
-            guard let entry = state.types[typeID] else { return nil }
-            let channel: AnyChannel
-            if let existing = entry.channel(in: center) {
-                channel = existing
-            } else {
-                channel = Channel<Subject>(center: center, name: entry.name)
-                // Foundation never calls back into us while holding its own lock, so registering under ours is safe.
-                channel.bridge = channel.makeBridge()
-                state.types[typeID]?.channels.append(channel)
+        var spare: Channel<Subject>?
+        while true {
+            var cleanup = Cleanup()
+            let outcome: AddOutcome<Subject> = state.withLock { state in
+                guard let entry = state.types[typeID] else { return .needsName }
+                let channel: AnyChannel
+                if let existing = entry.channel(in: center) {
+                    channel = existing
+                } else if let new = spare {
+                    channel = new
+                    state.types[typeID]?.channels.append(new)
+                    spare = nil
+                } else {
+                    return .needsChannel(entry.name)
+                }
+                // Observers whose owner is gone are dropped here too, so they never pile up.
+                Self.sweepEndedOwners(of: channel, into: &cleanup)
+                let subscription = makeSubscription(channel)
+                channel.subscriptions.append(subscription)
+                if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
+                return .added(subscription)
             }
-            // Observers whose owner is gone are dropped here too, so they never pile up.
-            Self.sweepEndedOwners(of: channel, into: &ended)
-            let subscription = makeSubscription(channel)
-            channel.subscriptions.append(subscription)
-            if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
-            return subscription
+            if let unused = spare, case .added = outcome, let bridge = unused.bridge {
+                cleanup.bridge = (bridge, center)
+            }
+            cleanup.run()
+            switch outcome {
+            case .added(let subscription):
+                return subscription
+            case .needsName:
+                cacheName(of: subject)
+            case .needsChannel(let name):
+                let channel = Channel<Subject>(center: center, name: name)
+                channel.bridge = channel.makeBridge()
+                spare = channel
+            }
         }
-        if let added { return added }
-        cacheName(of: subject)
-        return add(subject, in: center, makeSubscription: makeSubscription)
     }
 
-    /// Removes one observer; the channel and its Foundation observer go with the last one.
-    func remove(_ subscription: AnySubscription) {
-        var ended: [AnySubscription] = []
-        defer { Self.release(ended) }
-        state.withLock { state in
+    private enum AddOutcome<Subject: Notifiable> {
+        case added(Subscription<Subject>)
+        case needsName
+        case needsChannel(Notification.Name)
+    }
+
+    /// Ends one observation; the channel and its Foundation observer go with the last one.
+    ///
+    /// - Returns: `true` if this call ended it, `false` if it had already ended.
+    func cancel(_ subscription: AnySubscription) -> Bool {
+        var cleanup = Cleanup()
+        let ended = state.withLock { state in
+            guard !subscription.isCancelled else { return false }
             let channel = subscription.channel
+            Self.end(subscription)
             // Searched from the end: observers that come and go are usually the newest.
-            guard let index = channel.subscriptions.lastIndex(where: { $0 === subscription }) else { return }
-            channel.subscriptions.remove(at: index)
-            if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
-            Self.sweepEndedOwners(of: channel, into: &ended)
-            Self.dropIfEmpty(channel, from: &state)
+            if let index = channel.subscriptions.lastIndex(where: { $0 === subscription }) {
+                channel.subscriptions.remove(at: index)
+                if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
+            }
+            Self.sweepEndedOwners(of: channel, into: &cleanup)
+            Self.dropIfEmpty(channel, from: &state, into: &cleanup)
+            return true
         }
+        cleanup.run()
+        return ended
+    }
+
+    /// Marks `subscription` ended, so that posts whose snapshot still holds it skip it. Only under the lock.
+    private static func end(_ subscription: AnySubscription) {
+        subscription.isCancelled = true
+        subscription.channel.cancellations.add(1)
     }
 
     /// Removes owner-bound observers whose owner is gone; free when the channel has no owner-bound observers.
-    ///
-    /// The removed observers go into `ended` rather than being released here: releasing one can run arbitrary
-    /// deinitialisers (of whatever its handler captured, a token among them), which must not run under the lock.
-    private static func sweepEndedOwners(of channel: AnyChannel, into ended: inout [AnySubscription]) {
+    private static func sweepEndedOwners(of channel: AnyChannel, into cleanup: inout Cleanup) {
         guard channel.ownerBoundCount > 0, channel.subscriptions.contains(where: { !$0.isAlive }) else { return }
         // One pass, so that an owner dying meanwhile cannot make an observer both kept and dropped.
         var kept: [AnySubscription] = []
         for subscription in channel.subscriptions {
-            if subscription.isAlive { kept.append(subscription) } else { ended.append(subscription) }
+            if subscription.isAlive {
+                kept.append(subscription)
+            } else {
+                end(subscription)
+                cleanup.ended.append(subscription)
+            }
         }
         channel.subscriptions = kept
         channel.ownerBoundCount = kept.count { $0.isOwnerBound }
     }
 
-    /// Releases observers removed under the lock, once it is no longer held.
-    private static func release(_ ended: [AnySubscription]) {
-        withExtendedLifetime(ended) {}
-    }
-
-    private static func dropIfEmpty(_ channel: AnyChannel, from state: inout State) {
+    private static func dropIfEmpty(_ channel: AnyChannel, from state: inout State, into cleanup: inout Cleanup) {
         guard channel.subscriptions.isEmpty,
             let index = state.types[channel.subject]?.channels.firstIndex(where: { $0 === channel })
         else { return }
         state.types[channel.subject]?.channels.remove(at: index)
-        if let bridge = channel.bridge { channel.center.removeObserver(bridge) }
+        if let bridge = channel.bridge { cleanup.bridge = (bridge, channel.center) }
         channel.bridge = nil
     }
 
@@ -159,16 +237,19 @@ final class ObserverRegistry: Sendable {
     /// Live typed observers and Foundation observers the package holds for `center`, after dropping observations
     /// whose owner is gone.
     func registrationCounts(in center: NotificationCenter) -> (observers: Int, foundationObservers: Int) {
-        var ended: [AnySubscription] = []
-        defer { Self.release(ended) }
-        return state.withLock { state in
+        var cleanups: [Cleanup] = []
+        let counts = state.withLock { state in
             let channels = state.types.values.compactMap { $0.channel(in: center) }
             for channel in channels {
-                Self.sweepEndedOwners(of: channel, into: &ended)
-                Self.dropIfEmpty(channel, from: &state)
+                var cleanup = Cleanup()
+                Self.sweepEndedOwners(of: channel, into: &cleanup)
+                Self.dropIfEmpty(channel, from: &state, into: &cleanup)
+                cleanups.append(cleanup)
             }
             let live = channels.filter { !$0.subscriptions.isEmpty }
             return (live.reduce(0) { $0 + $1.subscriptions.count }, live.count)
         }
+        for cleanup in cleanups { cleanup.run() }
+        return counts
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-public import Synchronization
 
 /// What a ``NotificationToken`` holds on to: one registered observation that it can end.
 @usableFromInline
@@ -15,8 +14,9 @@ protocol Observation: AnyObject, Sendable {
 ///
 /// `@unchecked Sendable` because of the two weak references, whose types need not be `Sendable`: the sender is only
 /// ever compared by identity, never used, and the owner is `Sendable` where the public API accepts it (it is stored
-/// as `AnyObject` only to be tested for `nil`). Everything else is immutable after `init` except `cancelled`, which
-/// is atomic, and the Swift runtime reads and clears weak references atomically.
+/// as `AnyObject` only to be tested for `nil`). Everything else is immutable after `init` except `isCancelled`,
+/// which is read and written only under `ObserverRegistry`'s lock, and the Swift runtime reads and clears weak
+/// references atomically.
 @usableFromInline
 class AnySubscription: Observation, @unchecked Sendable {
     let channel: AnyChannel
@@ -31,8 +31,9 @@ class AnySubscription: Observation, @unchecked Sendable {
     weak var owner: AnyObject?
     @usableFromInline
     let isOwnerBound: Bool
-    @usableFromInline
-    let cancelled = Atomic<Bool>(false)
+    /// Set once, when the observation ends (cancelled, or swept after its owner died). Guarded by the registry's
+    /// lock; a post reads it only when its channel's ``AnyChannel/cancellations`` says an observer has ended.
+    var isCancelled = false
 
     init(channel: AnyChannel, sender: AnyObject?, owner: AnyObject?) {
         self.channel = channel
@@ -42,18 +43,21 @@ class AnySubscription: Observation, @unchecked Sendable {
         self.isOwnerBound = owner != nil
     }
 
-    @inlinable
-    final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
-
     /// `false` once the owner of an owner-bound observation has been deallocated.
     @inlinable
     final var isAlive: Bool { !isOwnerBound || owner != nil }
 
     @usableFromInline
     final func cancel() {
-        guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        discardPending()
-        ObserverRegistry.shared.remove(self)
+        if ObserverRegistry.shared.cancel(self) { discardPending() }
+    }
+
+    /// Whether the observation has ended, for a post whose snapshot saw `count` cancellations on the channel.
+    ///
+    /// Free of locks while no observer of the channel has ended since the snapshot, which is almost always.
+    @usableFromInline
+    final func hasEnded(cancellationsSeen count: UInt64) -> Bool {
+        channel.hasCancellations(since: count) && ObserverRegistry.shared.isCancelled(self)
     }
 
     /// Whether a post from `postSender` is for this observer.
@@ -102,11 +106,12 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     /// Delivers one post if the observation is still active and the sender matches.
     ///
     /// Inlinable, so that a post's loop over its observers is specialised in the caller.
+    /// - Parameter count: The channel's ``AnyChannel/cancellations`` when the post took its snapshot of observers.
     /// - Returns: whether the handler was reached (or its delivery queued).
     @discardableResult
     @inlinable
-    func deliver(_ payload: Subject.Payload, from postSender: AnyObject?) -> Bool {
-        if isCancelled { return false }
+    func deliver(_ payload: Subject.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) -> Bool {
+        if hasEnded(cancellationsSeen: count) { return false }
         // Checked before the sender filter, so that any post ends an observation whose owner is gone.
         guard isAlive else {
             cancel()
@@ -128,7 +133,7 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
 
     /// The last check before the handler runs, for deliveries that waited in a mailbox.
     private func runHandler(_ payload: Payload) {
-        guard !isCancelled else { return }
+        guard !ObserverRegistry.shared.isCancelled(self) else { return }
         guard isAlive else {
             cancel()
             return

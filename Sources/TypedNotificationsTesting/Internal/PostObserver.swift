@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TypedNotifications
 
 /// A weak reference to the object that posted a notification, compared by identity.
@@ -51,7 +50,7 @@ final class PostObserver<Subject: Notifiable>: Sendable {
     private let registration = Locked<Registration?>(nil)
     /// Set first by ``cancel()``. Foundation on Linux still calls an observer removed during a post that is already
     /// delivering, so ``receive(_:)`` checks it.
-    private let cancelled = Atomic<Bool>(false)
+    private let cancelled = AtomicWord.make()
 
     /// Starts observing before it returns.
     init(
@@ -65,7 +64,7 @@ final class PostObserver<Subject: Notifiable>: Sendable {
         self.handler = handler
         // Foundation hands the block below to posting threads through its own lock, which ThreadSanitizer cannot see
         // on Linux; this release, paired with the acquire in `receive(_:)`, lets it see the fields above published.
-        cancelled.store(false, ordering: .releasing)
+        cancelled.store(0)
         let token = center.addObserver(forName: Subject.notificationName, object: nil, queue: nil) {
             [weak self] notification in
             self?.receive(notification)
@@ -79,13 +78,13 @@ final class PostObserver<Subject: Notifiable>: Sendable {
 
     /// Ends the observation: no post that starts after this returns reaches the handler. Idempotent, thread-safe.
     func cancel() {
-        guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard cancelled.set() else { return }
         guard let registration = registration.withLock({ $0.take() }) else { return }
         center.removeObserver(registration.token)
     }
 
     private func receive(_ notification: Notification) {
-        guard !cancelled.load(ordering: .acquiring) else { return }
+        guard !cancelled.isSet else { return }
         let object = notification.object.map { $0 as AnyObject }
         var isFromObservedSender = true
         if filtersBySender {

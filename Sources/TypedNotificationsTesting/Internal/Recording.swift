@@ -100,7 +100,7 @@ final class Recording<Subject: Notifiable>: Sendable {
             }
             let cause =
                 switch reason {
-                case .timedOut(let duration): "Timed out after \(duration) waiting for \(waitedFor)"
+                case .timedOut(let seconds): "Timed out after \(seconds) seconds waiting for \(waitedFor)"
                 case .recorderCancelled: "The recorder was cancelled while waiting for \(waitedFor)"
                 }
             return NotificationWaitError(
@@ -187,7 +187,7 @@ final class Recording<Subject: Notifiable>: Sendable {
 
     // MARK: - Waiting
 
-    func next(timeout: Duration?) async throws -> Payload {
+    func next(timeout: Timeout?) async throws -> Payload {
         try await suspend(timeout: timeout) { state, id, continuation in
             if state.consumed < state.payloads.count {
                 defer { state.consumed += 1 }
@@ -197,7 +197,7 @@ final class Recording<Subject: Notifiable>: Sendable {
         }
     }
 
-    func waitForCount(_ count: Int, timeout: Duration?) async throws -> [Payload] {
+    func waitForCount(_ count: Int, timeout: Timeout?) async throws -> [Payload] {
         try await suspend(timeout: timeout) { state, id, continuation in
             if state.payloads.count >= count { return .success(state.payloads) }
             return state.enqueue(Wait(id: id, waiter: .count(count, continuation)))
@@ -207,7 +207,7 @@ final class Recording<Subject: Notifiable>: Sendable {
     /// Returns the result of `attempt`, which runs under the lock: it returns a result at once, or `nil` after
     /// enqueueing a wait, which a post, the timeout, or cancellation of the task or of the recorder resumes.
     private func suspend<Value: Sendable>(
-        timeout: Duration?,
+        timeout: Timeout?,
         attempt: (inout State, Int, CheckedContinuation<Value, any Error>) -> Result<Value, any Error>?
     ) async throws -> Value {
         let id = state.withLock { state in
@@ -218,8 +218,8 @@ final class Recording<Subject: Notifiable>: Sendable {
         return try await withThrowingTaskGroup(of: Void.self, returning: Value.self) { group in
             group.addTask {
                 // The timeout is a safety net, not synchronisation: it only ends a wait that would otherwise hang.
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                self.fail(id) { state, wait in state.error(for: wait, reason: .timedOut(after: timeout)) }
+                guard (try? await Task.sleep(nanoseconds: timeout.nanoseconds)) != nil else { return }
+                self.fail(id) { state, wait in state.error(for: wait, reason: .timedOut(seconds: timeout.seconds)) }
             }
             defer { group.cancelAll() }
             return try await wait(id, attempt: attempt)
@@ -254,5 +254,23 @@ final class Recording<Subject: Notifiable>: Sendable {
             return wait.waiter.resumption(throwing: failure)
         }
         resume?()
+    }
+}
+
+/// How long a wait may take, in a form every supported system can sleep for (`Duration` needs macOS 13 / iOS 16).
+struct Timeout: Sendable {
+    let nanoseconds: UInt64
+
+    var seconds: Double { Double(nanoseconds) / 1e9 }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else {
+            nanoseconds = 0
+            return
+        }
+        let whole = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        nanoseconds = whole.overflow ? .max : whole.partialValue &+ UInt64(attoseconds / 1_000_000_000)
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
-import Synchronization
-import TypedNotifications
+@testable import TypedNotifications
 
 // MARK: - Notification types
 
@@ -44,12 +43,12 @@ final class Owner: Sendable {
 
 /// Counts the instances of ``Probe`` made with it that are still alive.
 final class LiveCount: Sendable {
-    private let count = Atomic<Int>(0)
+    private let count = AtomicWord.make()
 
-    var value: Int { count.load(ordering: .sequentiallyConsistent) }
+    var value: Int { Int(truncatingIfNeeded: count.load()) }
 
     fileprivate func add(_ delta: Int) {
-        count.add(delta, ordering: .sequentiallyConsistent)
+        count.add(UInt64(truncatingIfNeeded: delta))
     }
 }
 
@@ -96,13 +95,17 @@ extension Protected where Value == [Int] {
 
 /// An atomic counter.
 final class Counter: Sendable {
-    private let atomic = Atomic<Int>(0)
+    private let atomic = AtomicWord.make()
 
-    var value: Int { atomic.load(ordering: .sequentiallyConsistent) }
+    var value: Int { Int(truncatingIfNeeded: atomic.load()) }
 
     @discardableResult
     func increment(by delta: Int = 1) -> Int {
-        atomic.add(delta, ordering: .sequentiallyConsistent).newValue
+        Int(truncatingIfNeeded: atomic.add(UInt64(truncatingIfNeeded: delta)))
+    }
+
+    func reset() {
+        atomic.store(0)
     }
 }
 

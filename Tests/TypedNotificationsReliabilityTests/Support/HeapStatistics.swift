@@ -1,10 +1,13 @@
 import Foundation
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #endif
 
-/// How many bytes the process has allocated with `malloc` and not freed: glibc's `mallinfo2().uordblks`.
+/// How many bytes the process has allocated with `malloc` and not freed: glibc's `mallinfo2().uordblks`, or on Apple
+/// platforms the malloc zones' `size_in_use` (`malloc_zone_statistics`).
 ///
 /// Swift's `Glibc` module does not import `<malloc.h>`, so `mallinfo2` is looked up with `dlsym` and called through
 /// the x86-64 System V convention for a function returning a large structure: the caller passes the address of the
@@ -32,7 +35,12 @@ enum HeapStatistics {
     }
 
     static func allocatedBytes() -> Int? {
-        #if canImport(Glibc) && arch(x86_64)
+        #if canImport(Darwin)
+        guard !TestEnvironment.isSanitized else { return nil }
+        var statistics = malloc_statistics_t()
+        malloc_zone_statistics(nil, &statistics)  // nil: all zones
+        return Int(statistics.size_in_use)
+        #elseif canImport(Glibc) && arch(x86_64)
         guard !TestEnvironment.isSanitized, let mallinfo2 else { return nil }
         // struct mallinfo2 { size_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks,
         //                    keepcost; }

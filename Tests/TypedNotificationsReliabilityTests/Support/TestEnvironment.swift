@@ -1,6 +1,8 @@
 import Foundation
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #endif
 
@@ -58,7 +60,7 @@ enum TestEnvironment {
     }
 
     private static func hasSymbol(_ name: String) -> Bool {
-        #if canImport(Glibc)
+        #if canImport(Darwin) || canImport(Glibc)
         guard let process = dlopen(nil, RTLD_NOW) else { return false }
         defer { dlclose(process) }
         return dlsym(process, name) != nil

@@ -12,6 +12,7 @@ extension NotificationRecorder {
     }
 }
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension Duration {
     /// A timeout for waits that should end within microseconds: it turns a bug that would hang the test into a
     /// failure, and a passing test never waits for it.

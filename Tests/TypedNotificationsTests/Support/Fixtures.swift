@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TypedNotifications
 
 // MARK: - Notification types used across the suite
@@ -81,14 +80,14 @@ final class Recorded<Element: Sendable>: @unchecked Sendable {
 
 /// A thread-safe counter.
 final class Counter: Sendable {
-    private let value = Atomic<Int>(0)
+    private let value = AtomicWord.make()
 
     func increment() {
-        value.add(1, ordering: .relaxed)
+        value.add(1)
     }
 
     var count: Int {
-        value.load(ordering: .relaxed)
+        Int(value.load())
     }
 }
 

@@ -1,0 +1,7 @@
+#include "CTypedNotificationsAtomics.h"
+
+static _Thread_local int lockDepth = 0;
+
+int tn_thread_lock_depth(void) { return lockDepth; }
+
+void tn_thread_lock_depth_add(int delta) { lockDepth += delta; }

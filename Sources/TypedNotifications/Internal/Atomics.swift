@@ -1,0 +1,58 @@
+import CTypedNotificationsAtomics
+
+/// A 64-bit word read and written atomically, in one allocation of its own, so that its address is stable.
+///
+/// Not `Synchronization.Atomic`, which needs macOS 15 / iOS 18: this runs on the package's whole deployment range and
+/// is the same code on every platform. The operations are C11 atomics (`CTypedNotificationsAtomics`), which
+/// ThreadSanitizer understands.
+///
+/// A value type over a reference: copies share the word. `@unchecked Sendable` because the word is only ever
+/// accessed through those atomic operations, and the buffer holds nothing else.
+package struct AtomicWord: @unchecked Sendable {
+    private let buffer: ManagedBuffer<Void, UInt64>
+
+    /// A new word holding `value`.
+    package static func make(_ value: UInt64 = 0) -> AtomicWord {
+        let buffer = ManagedBuffer<Void, UInt64>.create(minimumCapacity: 1) { _ in }
+        buffer.withUnsafeMutablePointerToElements { $0.initialize(to: value) }
+        return AtomicWord(buffer: buffer)
+    }
+
+    private func withUnsafeMutablePointerToElements<R>(_ body: (UnsafeMutablePointer<UInt64>) -> R) -> R {
+        buffer.withUnsafeMutablePointerToElements(body)
+    }
+
+    /// The current value; later reads see everything written before the store or update that produced it.
+    package func load() -> UInt64 {
+        withUnsafeMutablePointerToElements { tn_atomic_load_acquire($0) }
+    }
+
+    /// The current value, with no ordering of other memory: for counters read on their own.
+    package func loadRelaxed() -> UInt64 {
+        withUnsafeMutablePointerToElements { tn_atomic_load_relaxed($0) }
+    }
+
+    /// Stores `value`, publishing everything written before it to threads that then load it.
+    package func store(_ value: UInt64) {
+        withUnsafeMutablePointerToElements { tn_atomic_store_release($0, value) }
+    }
+
+    /// Adds `delta` and returns the new value.
+    @discardableResult
+    package func add(_ delta: UInt64) -> UInt64 {
+        withUnsafeMutablePointerToElements { tn_atomic_fetch_add($0, delta) } &+ delta
+    }
+
+    /// Stores `value` and returns the value it replaced.
+    package func exchange(_ value: UInt64) -> UInt64 {
+        withUnsafeMutablePointerToElements { tn_atomic_exchange($0, value) }
+    }
+}
+
+extension AtomicWord {
+    /// The word as a flag: `true` when not zero.
+    package var isSet: Bool { load() != 0 }
+
+    /// Sets the flag and returns whether this call set it (it was clear before).
+    package func set() -> Bool { exchange(1) == 0 }
+}
