@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+import TypedNotifications
+
+/// Typed posts and plain observers on the same name: who runs first, and what a plain observer that posts or observes
+/// from inside a typed post causes.
+///
+/// Each case runs with the plain observer registered before and after the typed one. Foundation calls observers in
+/// an order of its own (registration order on Apple platforms in practice, hash order on Linux), and on Apple
+/// platforms it hands observers `userInfo` through `NSDictionary` (simulated by the
+/// `-DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` build, which runs this suite too): none of that may change what typed
+/// observers see.
+@Suite struct DeliveryOrderTests {
+    enum Registration: CaseIterable, CustomTestStringConvertible {
+        case plainFirst
+        case typedFirst
+
+        var testDescription: String { self == .plainFirst ? "plain observer first" : "typed observer first" }
+    }
+
+    /// A plain observer of `CounterDidChange` on `center`, registered before or after `typed`.
+    private func observe(
+        _ registration: Registration,
+        on center: NotificationCenter,
+        typed: @escaping @Sendable (CounterDidChange) -> Void,
+        plain: @escaping @Sendable (Notification) -> Void
+    ) -> (NotificationToken, any NSObjectProtocol) {
+        switch registration {
+        case .plainFirst:
+            let observer = center.addObserver(
+                forName: CounterDidChange.notificationName, object: nil, queue: nil, using: plain)
+            return (center.observe(CounterDidChange.self, typed), observer)
+        case .typedFirst:
+            let token = center.observe(CounterDidChange.self, typed)
+            return (
+                token,
+                center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil, using: plain)
+            )
+        }
+    }
+
+    // MARK: - Order
+
+    @Test(arguments: Registration.allCases)
+    func typedObserversRunBeforePlainObservers(registration: Registration) {
+        let center = NotificationCenter()
+        let calls = Recorded<String>()
+        let (token, plain) = observe(
+            registration, on: center, typed: { _ in calls.append("typed") }, plain: { _ in calls.append("plain") })
+        defer { center.removeObserver(plain) }
+        CounterDidChange(count: 1).post(in: center)
+        #expect(calls.values == ["typed", "plain"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test(arguments: Registration.allCases)
+    func typedRePostFromAPlainObserverArrivesAfterTheOriginal(registration: Registration) {
+        let center = NotificationCenter()
+        let counts = Recorded<Int>()
+        let (token, plain) = observe(
+            registration, on: center, typed: { counts.append($0.count) },
+            plain: { note in
+                if (note.userInfo?[Notification.typedPayloadKey] as? CounterDidChange)?.count == 1 {
+                    CounterDidChange(count: 99).post(in: center)
+                }
+            })
+        defer { center.removeObserver(plain) }
+        CounterDidChange(count: 1).post(in: center)
+        #expect(counts.values == [1, 99])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test(arguments: Registration.allCases)
+    func plainRePostWithANewUserInfoArrivesAfterTheOriginal(registration: Registration) {
+        let center = NotificationCenter()
+        let counts = Recorded<Int>()
+        let (token, plain) = observe(
+            registration, on: center, typed: { counts.append($0.count) },
+            plain: { note in
+                if (note.userInfo?[Notification.typedPayloadKey] as? CounterDidChange)?.count == 1 {
+                    center.post(
+                        name: CounterDidChange.notificationName, object: nil,
+                        userInfo: [Notification.typedPayloadKey: CounterDidChange(count: 99)])
+                }
+            })
+        defer { center.removeObserver(plain) }
+        CounterDidChange(count: 1).post(in: center)
+        #expect(counts.values == [1, 99])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test(arguments: Registration.allCases)
+    func verbatimRePostFromAPlainObserverIsDeliveredOnceMore(registration: Registration) {
+        let center = NotificationCenter()
+        let counts = Recorded<Int>()
+        let rePosted = Counter()
+        let (token, plain) = observe(
+            registration, on: center, typed: { counts.append($0.count) },
+            plain: { note in
+                guard rePosted.count == 0 else { return }
+                rePosted.increment()
+                center.post(note)
+            })
+        defer { center.removeObserver(plain) }
+        CounterDidChange(count: 1).post(in: center)
+        #expect(counts.values == [1, 1])
+        withExtendedLifetime(token) {}
+    }
+
+    // MARK: - Observers added during a post
+
+    @Test(arguments: Registration.allCases)
+    func typedObserverAddedByAPlainObserverStartsWithTheNextPost(registration: Registration) {
+        let center = NotificationCenter()
+        let late = Recorded<Int>()
+        let lateToken = Slot<NotificationToken>()
+        let (token, plain) = observe(
+            registration, on: center, typed: { _ in },
+            plain: { _ in
+                guard lateToken.value == nil else { return }
+                lateToken.set(center.observe(CounterDidChange.self) { late.append($0.count) })
+            })
+        defer { center.removeObserver(plain) }
+        CounterDidChange(count: 1).post(in: center)
+        #expect(late.values == [])
+        CounterDidChange(count: 2).post(in: center)
+        #expect(late.values == [2])
+        withExtendedLifetime(token) {}
+        lateToken.set(nil)
+    }
+
+    /// With no typed observer when the post starts, a typed observer that a plain observer adds makes the type's
+    /// first Foundation observer on the center while Foundation is delivering; it still starts with the next post.
+    @Test func firstTypedObserverAddedByAPlainObserverStartsWithTheNextPost() {
+        let center = NotificationCenter()
+        let late = Recorded<Int>()
+        let lateToken = Slot<NotificationToken>()
+        let plain = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { _ in
+            guard lateToken.value == nil else { return }
+            lateToken.set(center.observe(CounterDidChange.self) { late.append($0.count) })
+        }
+        defer { center.removeObserver(plain) }
+        CounterDidChange(count: 1).post(in: center)
+        CounterDidChange(count: 2).post(in: center)
+        #expect(late.values == [2])
+        lateToken.set(nil)
+    }
+
+    // MARK: - Custom userInfo
+
+    /// Plain observers read `legacyCount`; the decoder reads a key that typed posts never write, so typed observers
+    /// can only be reached directly.
+    enum OneWayLegacy: Notifiable {
+        typealias Payload = Int
+        static func userInfo(for payload: Int) -> [AnyHashable: Any]? { ["legacyCount": payload] }
+        static func payload(from notification: Notification) throws -> Int {
+            guard let count = notification.userInfo?["otherCount"] as? Int else {
+                throw NotificationDecodingError.missingValue(key: "otherCount")
+            }
+            return count
+        }
+    }
+
+    @Test func typeWhoseDecoderCannotReadItsOwnUserInfoStillReachesItsTypedObservers() {
+        let center = NotificationCenter()
+        let typed = Recorded<Int>()
+        let plain = Recorded<Int>()
+        let token = center.observe(OneWayLegacy.self) { typed.append($0) }
+        let observer = center.addObserver(forName: OneWayLegacy.notificationName, object: nil, queue: nil) { note in
+            plain.append(note.userInfo?["legacyCount"] as? Int ?? -1)
+        }
+        defer { center.removeObserver(observer) }
+        OneWayLegacy.post(7, in: center)
+        #expect(typed.values == [7])
+        #expect(plain.values == [7])
+        withExtendedLifetime(token) {}
+    }
+
+    // MARK: - The post mark
+
+    @Test func typedPostsCarryTheMarkOnlyWhenTheyHaveTypedObservers() {
+        let center = NotificationCenter()
+        let marked = Recorded<Bool>()
+        let observer = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { note in
+            marked.append(note.userInfo?[Notification.typedPostKey] != nil)
+        }
+        defer { center.removeObserver(observer) }
+        CounterDidChange(count: 1).post(in: center)
+        let token = center.observe(CounterDidChange.self) { _ in }
+        CounterDidChange(count: 2).post(in: center)
+        token.cancel()
+        CounterDidChange(count: 3).post(in: center)
+        #expect(marked.values == [false, true, false])
+    }
+
+    @Test func thePayloadKeysAreNamespaced() {
+        #expect(Notification.typedPayloadKey == "TypedNotifications.payload")
+        #expect(Notification.typedPostKey == "TypedNotifications.post")
+    }
+}
