@@ -5,3 +5,9 @@ static _Thread_local int lockDepth = 0;
 int tn_thread_lock_depth(void) { return lockDepth; }
 
 void tn_thread_lock_depth_add(int delta) { lockDepth += delta; }
+
+static _Thread_local void *postFrame = 0;
+
+void *tn_post_frame(void) { return postFrame; }
+
+void tn_set_post_frame(void *frame) { postFrame = frame; }

@@ -1,4 +1,4 @@
-// C11 atomics and a thread-local counter for TypedNotifications.
+// C11 atomics and two thread-local slots for TypedNotifications.
 //
 // Swift's own atomics (`Synchronization.Atomic`) need macOS 15 / iOS 18, above the package's floor, so the package
 // uses these instead, on every platform: the same code on Linux, Apple platforms and the simulated-Apple build, and
@@ -43,5 +43,10 @@ static inline uint64_t tn_atomic_exchange(uint64_t *storage, uint64_t value) {
 /// calls Foundation or user code while holding one.
 int tn_thread_lock_depth(void);
 void tn_thread_lock_depth_add(int delta);
+
+/// The innermost typed post that the calling thread is handing to Foundation (a pointer to a frame on its stack), or
+/// NULL; see `FoundationBridge`.
+void *tn_post_frame(void);
+void tn_set_post_frame(void *frame);
 
 #endif

@@ -1,4 +1,6 @@
-import CTypedNotificationsAtomics
+// Public only so that the inlinable post path can read an atomic (see `AnySubscription.hasEnded`); the module
+// declares nothing but these C functions.
+public import CTypedNotificationsAtomics
 
 /// A 64-bit word read and written atomically, in one allocation of its own, so that its address is stable.
 ///
@@ -8,8 +10,10 @@ import CTypedNotificationsAtomics
 ///
 /// A value type over a reference: copies share the word. `@unchecked Sendable` because the word is only ever
 /// accessed through those atomic operations, and the buffer holds nothing else.
+@usableFromInline
 package struct AtomicWord: @unchecked Sendable {
-    private let buffer: ManagedBuffer<Void, UInt64>
+    @usableFromInline
+    let buffer: ManagedBuffer<Void, UInt64>
 
     /// A new word holding `value`.
     package static func make(_ value: UInt64 = 0) -> AtomicWord {
@@ -18,11 +22,15 @@ package struct AtomicWord: @unchecked Sendable {
         return AtomicWord(buffer: buffer)
     }
 
-    private func withUnsafeMutablePointerToElements<R>(_ body: (UnsafeMutablePointer<UInt64>) -> R) -> R {
+    @inlinable
+    func withUnsafeMutablePointerToElements<R>(_ body: (UnsafeMutablePointer<UInt64>) -> R) -> R {
         buffer.withUnsafeMutablePointerToElements(body)
     }
 
     /// The current value; later reads see everything written before the store or update that produced it.
+    ///
+    /// Inlinable, for the check every post makes per observer.
+    @inlinable
     package func load() -> UInt64 {
         withUnsafeMutablePointerToElements { tn_atomic_load_acquire($0) }
     }

@@ -27,6 +27,7 @@ class AnyChannel: @unchecked Sendable {
     /// its snapshot of observers: while they are equal, no observer in the snapshot has ended, and none needs the
     /// registry's lock to check. Its release store at the end of `init` also publishes the other fields (see
     /// ``synchronizeWithCreation()``).
+    @usableFromInline
     let cancellations = AtomicWord.make()
 
     /// The ordinal of the newest channel.
@@ -52,7 +53,7 @@ class AnyChannel: @unchecked Sendable {
     }
 
     /// Whether an observer of this channel has ended since a snapshot that saw `count` cancellations.
-    @usableFromInline
+    @inlinable
     final func hasCancellations(since count: UInt64) -> Bool {
         cancellations.load() != count
     }

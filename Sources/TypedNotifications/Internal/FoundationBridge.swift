@@ -9,12 +9,19 @@ public import Foundation
 ///   observers see it too. When the post found a channel, its `userInfo` carries a ``PostStamp`` under
 ///   `Notification.typedPostKey`, naming that channel, and the channel's bridge skips the post that carries it.
 ///
-/// The stamp is a class instance, so it is the very same object wherever the dictionary goes: on Apple platforms
-/// Foundation bridges `userInfo` to `NSDictionary` and observers may read back a different dictionary, whose
-/// storage means nothing, but the object under the key is still the stamp. A stamp is consumed once, so a plain
-/// observer that re-posts under the same name from inside delivery is still delivered: a new `userInfo` carries no
-/// stamp, and a verbatim re-post of the same `userInfo` is delivered once too (in place of the post it cannot be told
-/// apart from).
+/// The stamp is what recognises a post, on every platform. It is a class instance, so it is the very same object
+/// wherever the dictionary goes: on Apple platforms Foundation bridges `userInfo` to `NSDictionary`, and observers may
+/// read back a different dictionary, whose storage means nothing, but the object in it is still the stamp. A stamp is
+/// consumed once, so a plain observer that re-posts under the same name from inside delivery is still delivered: a
+/// new `userInfo` carries no stamp, and a verbatim re-post of the same `userInfo` is delivered once too (in place of
+/// the post it cannot be told apart from).
+///
+/// Finding the stamp costs a scan of `userInfo`'s values (not a lookup by key: a lookup that finds its key compares
+/// `AnyHashable` keys, about 150 ns each on Linux). A shortcut skips even that: while the post is in Foundation, a
+/// *frame* on the posting thread's stack holds the stamp and the dictionary that carries it. When the bridge is handed
+/// that very dictionary (the same storage, which the frame keeps alive, so no other dictionary can have it), it
+/// carries that stamp, and the scan is not needed. Where Foundation hands over a different dictionary, the scan finds
+/// the same stamp: the shortcut changes the cost, never the outcome.
 ///
 /// A typed post that found no channel needs no stamp: a bridge registered while it is delivering is not in the
 /// snapshot of observers that Foundation took for it. (Swift's Foundation takes that snapshot on every platform it
@@ -42,25 +49,69 @@ enum FoundationBridge {
     static func post(
         name: Notification.Name,
         sender: AnyObject?,
-        userInfo: [AnyHashable: Any]?,
+        userInfo: consuming [AnyHashable: Any]?,
         skippedBy channel: AnyChannel?,
         in center: NotificationCenter
     ) {
         LockDiscipline.assertNoLockHeld("posts")
-        var userInfo = userInfo
-        if let channel {
-            if userInfo == nil { userInfo = [:] }
-            userInfo?[Notification.typedPostKey] = PostStamp.make(for: channel)
+        guard let channel else {
+            center.post(name: name, object: sender, userInfo: PlatformBridging.postable(userInfo))
+            return
         }
-        center.post(name: name, object: sender, userInfo: PlatformBridging.postable(userInfo))
+        // Consumed, so that the dictionary `userInfo(for:)` made is still unique here and gains the stamp in place.
+        var stamped = userInfo ?? [:]
+        let stamp = PostStamp.make(for: channel)
+        stamped[Notification.typedPostKey] = stamp
+        // The frame holds the dictionary made here; what Foundation hands observers may be another (on Apple
+        // platforms, and in the build that simulates them), and then the bridge finds the stamp by scanning.
+        var frame = Frame(stamp: stamp, userInfo: stamped, previous: tn_post_frame())
+        withUnsafeMutablePointer(to: &frame) { frame in
+            tn_set_post_frame(frame)
+            center.post(name: name, object: sender, userInfo: PlatformBridging.postable(frame.pointee.userInfo))
+            tn_set_post_frame(frame.pointee.previous)
+        }
     }
 
     /// Whether `notification` is a typed post whose typed observers on `channel` were already reached directly.
     ///
     /// True once per typed post: the stamp is consumed here.
     static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
-        guard let stamp = notification.userInfo?[Notification.typedPostKey] as? PostStamp else { return false }
+        guard let userInfo = notification.userInfo else { return false }
+        let stamp: PostStamp
+        if let frame = tn_post_frame()?.assumingMemoryBound(to: Frame.self),
+            sameStorage(frame.pointee.userInfo, userInfo)
+        {
+            stamp = frame.pointee.stamp
+        } else if let found = findStamp(in: userInfo) {
+            stamp = found
+        } else {
+            return false
+        }
         return stamp.channel == channel.ordinal && stamp.consume()
+    }
+
+    /// The stamp among `userInfo`'s values, found by its type (only this package can make one).
+    private static func findStamp(in userInfo: [AnyHashable: Any]) -> PostStamp? {
+        for value in userInfo.values where type(of: value) == PostStamp.self {
+            // Safe: the value's dynamic type was just checked.
+            return (value as! PostStamp)
+        }
+        return nil
+    }
+
+    /// Whether two dictionaries are the very same storage, by their bit pattern.
+    private static func sameStorage(_ lhs: [AnyHashable: Any]?, _ rhs: [AnyHashable: Any]) -> Bool {
+        withUnsafeBytes(of: lhs) { left in
+            withUnsafeBytes(of: Optional(rhs)) { right in left.elementsEqual(right) }
+        }
+    }
+
+    /// One typed post in Foundation, on the posting thread's stack; `tn_post_frame()` points at the innermost.
+    private struct Frame {
+        let stamp: PostStamp
+        /// Kept alive by the frame, so no other dictionary can have its storage while the frame is active.
+        let userInfo: [AnyHashable: Any]?
+        let previous: UnsafeMutableRawPointer?
     }
 }
 

@@ -19,6 +19,7 @@ protocol Observation: AnyObject, Sendable {
 /// references atomically.
 @usableFromInline
 class AnySubscription: Observation, @unchecked Sendable {
+    @usableFromInline
     let channel: AnyChannel
     /// Only payloads posted by this object (compared by identity) are delivered. Being weak, a freed sender can
     /// never match again, even when a new object reuses its address. Set once, in `init`.
@@ -55,7 +56,7 @@ class AnySubscription: Observation, @unchecked Sendable {
     /// Whether the observation has ended, for a post whose snapshot saw `count` cancellations on the channel.
     ///
     /// Free of locks while no observer of the channel has ended since the snapshot, which is almost always.
-    @usableFromInline
+    @inlinable
     final func hasEnded(cancellationsSeen count: UInt64) -> Bool {
         channel.hasCancellations(since: count) && ObserverRegistry.shared.isCancelled(self)
     }
