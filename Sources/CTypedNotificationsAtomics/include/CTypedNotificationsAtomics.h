@@ -49,4 +49,10 @@ void tn_thread_lock_depth_add(int delta);
 void *tn_post_frame(void);
 void tn_set_post_frame(void *frame);
 
+/// A number that no other thread of the process ever has, assigned on the thread's first call.
+uint64_t tn_thread_number(void);
+
+/// The next number of this thread's typed posts: 1, 2, 3…
+uint64_t tn_next_post_number(void);
+
 #endif

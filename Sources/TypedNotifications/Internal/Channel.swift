@@ -21,7 +21,7 @@ class AnyChannel: @unchecked Sendable {
     /// for dead owners worth its cost.
     var ownerBoundCount = 0
     var bridge: (any NSObjectProtocol)?
-    /// Unique among all channels ever made: a ``PostStamp`` names its channel by it.
+    /// Unique among all channels ever made: a typed post's frame names its channel by it (see `FoundationBridge`).
     let ordinal: UInt64
     /// How many of the channel's observers have ended so far. A post compares it with the count it saw when it took
     /// its snapshot of observers: while they are equal, no observer in the snapshot has ended, and none needs the

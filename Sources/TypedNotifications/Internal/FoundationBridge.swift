@@ -6,24 +6,25 @@ public import Foundation
 /// - Each ``Channel`` registers one Foundation observer, its *bridge*, that decodes plain posts under the type's name
 ///   once and fans them out to the typed observers.
 /// - A typed post delivers to its typed observers directly, without `userInfo`, then posts to Foundation so that plain
-///   observers see it too. When the post found a channel, its `userInfo` carries a ``PostStamp`` under
-///   `Notification.typedPostKey`, naming that channel, and the channel's bridge skips the post that carries it.
+///   observers see it too, and the channel's bridge must skip that post: its typed observers already have it.
 ///
-/// The stamp is what recognises a post, on every platform. It is a class instance, so it is the very same object
-/// wherever the dictionary goes: on Apple platforms Foundation bridges `userInfo` to `NSDictionary`, and observers may
-/// read back a different dictionary, whose storage means nothing, but the object in it is still the stamp. A stamp is
-/// consumed once, so a plain observer that re-posts under the same name from inside delivery is still delivered: a
-/// new `userInfo` carries no stamp, and a verbatim re-post of the same `userInfo` is delivered once too (in place of
-/// the post it cannot be told apart from).
+/// How the bridge recognises the post, the same way on every platform:
+/// - When the post found a channel, its `userInfo` carries a ``PostMark`` under `Notification.typedPostKey`: a
+///   number no other post in the process has. While the post is in Foundation, a *frame* on the posting thread's
+///   stack holds the mark, the channel, and the dictionary it made. Foundation calls observers synchronously on the
+///   posting thread, so the bridge finds the frame, and skips the notification that carries the frame's mark, once.
+/// - The mark is a value inside the dictionary, so it survives Foundation handing `userInfo` over as another
+///   dictionary: on Apple platforms `userInfo` is bridged to `NSDictionary` and back, and its storage means nothing.
+///   When the bridge is handed the very dictionary the frame holds (same storage, which the frame keeps alive, so no
+///   other dictionary can have it), it needs no search; otherwise it scans the values for the mark (not a lookup by
+///   key: a lookup that finds its key compares `AnyHashable` keys, about 150 ns each on Linux). The shortcut changes
+///   the cost, never the outcome.
+/// - A frame is consumed once, so a plain observer that re-posts under the same name from inside delivery is still
+///   delivered: a new `userInfo` carries no mark of an active frame, and a verbatim re-post of the same `userInfo` is
+///   delivered once too (in place of the post it cannot be told apart from). A notification that reaches the bridge
+///   on a thread with no frame for it (a re-post from another thread, or after the post returned) is a new post.
 ///
-/// Finding the stamp costs a scan of `userInfo`'s values (not a lookup by key: a lookup that finds its key compares
-/// `AnyHashable` keys, about 150 ns each on Linux). A shortcut skips even that: while the post is in Foundation, a
-/// *frame* on the posting thread's stack holds the stamp and the dictionary that carries it. When the bridge is handed
-/// that very dictionary (the same storage, which the frame keeps alive, so no other dictionary can have it), it
-/// carries that stamp, and the scan is not needed. Where Foundation hands over a different dictionary, the scan finds
-/// the same stamp: the shortcut changes the cost, never the outcome.
-///
-/// A typed post that found no channel needs no stamp: a bridge registered while it is delivering is not in the
+/// A typed post that found no channel needs no mark: a bridge registered while it is delivering is not in the
 /// snapshot of observers that Foundation took for it. (Swift's Foundation takes that snapshot on every platform it
 /// is open source on; Apple's is closed source, and the Guarantees article says what depends on it.)
 ///
@@ -58,13 +59,13 @@ enum FoundationBridge {
             center.post(name: name, object: sender, userInfo: PlatformBridging.postable(userInfo))
             return
         }
-        // Consumed, so that the dictionary `userInfo(for:)` made is still unique here and gains the stamp in place.
-        var stamped = userInfo ?? [:]
-        let stamp = PostStamp.make(for: channel)
-        stamped[Notification.typedPostKey] = stamp
+        // Consumed, so that the dictionary `userInfo(for:)` made is still unique here and gains the mark in place.
+        var marked = userInfo ?? [:]
+        let mark = PostMark(thread: tn_thread_number(), post: tn_next_post_number())
+        marked[Notification.typedPostKey] = mark
         // The frame holds the dictionary made here; what Foundation hands observers may be another (on Apple
-        // platforms, and in the build that simulates them), and then the bridge finds the stamp by scanning.
-        var frame = Frame(stamp: stamp, userInfo: stamped, previous: tn_post_frame())
+        // platforms, and in the build that simulates them), and then the bridge scans it for the mark.
+        var frame = Frame(mark: mark, channel: channel.ordinal, userInfo: marked, previous: tn_post_frame())
         withUnsafeMutablePointer(to: &frame) { frame in
             tn_set_post_frame(frame)
             center.post(name: name, object: sender, userInfo: PlatformBridging.postable(frame.pointee.userInfo))
@@ -72,67 +73,60 @@ enum FoundationBridge {
         }
     }
 
-    /// Whether `notification` is a typed post whose typed observers on `channel` were already reached directly.
-    ///
-    /// True once per typed post: the stamp is consumed here.
+    /// Whether `notification` is the typed post in progress on this thread whose typed observers on `channel` were
+    /// already reached directly; true once per post.
     static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
-        guard let userInfo = notification.userInfo else { return false }
-        let stamp: PostStamp
-        if let frame = tn_post_frame()?.assumingMemoryBound(to: Frame.self),
-            sameStorage(frame.pointee.userInfo, userInfo)
-        {
-            stamp = frame.pointee.stamp
-        } else if let found = findStamp(in: userInfo) {
-            stamp = found
-        } else {
-            return false
+        guard var frame = tn_post_frame()?.assumingMemoryBound(to: Frame.self),
+            let userInfo = notification.userInfo
+        else { return false }
+        if !sameStorage(frame.pointee.userInfo, userInfo) {
+            guard let mark = findMark(in: userInfo) else { return false }
+            // Usually the innermost frame; an outer one when the notification is re-posted from a nested post.
+            while frame.pointee.mark != mark {
+                guard let previous = frame.pointee.previous else { return false }
+                frame = previous.assumingMemoryBound(to: Frame.self)
+            }
         }
-        return stamp.channel == channel.ordinal && stamp.consume()
+        guard frame.pointee.channel == channel.ordinal, !frame.pointee.consumed else { return false }
+        frame.pointee.consumed = true
+        return true
     }
 
-    /// The stamp among `userInfo`'s values, found by its type (only this package can make one).
-    private static func findStamp(in userInfo: [AnyHashable: Any]) -> PostStamp? {
-        for value in userInfo.values where type(of: value) == PostStamp.self {
-            // Safe: the value's dynamic type was just checked.
-            return (value as! PostStamp)
+    /// The mark among `userInfo`'s values. Searched by type, not looked up by key (see above); on Apple platforms the
+    /// value may come back boxed by the Objective-C bridge, which `as?` unboxes.
+    private static func findMark(in userInfo: [AnyHashable: Any]) -> PostMark? {
+        for value in userInfo.values {
+            if let mark = value as? PostMark { return mark }
         }
         return nil
     }
 
     /// Whether two dictionaries are the very same storage, by their bit pattern.
-    private static func sameStorage(_ lhs: [AnyHashable: Any]?, _ rhs: [AnyHashable: Any]) -> Bool {
+    private static func sameStorage(_ lhs: [AnyHashable: Any], _ rhs: [AnyHashable: Any]) -> Bool {
         withUnsafeBytes(of: lhs) { left in
-            withUnsafeBytes(of: Optional(rhs)) { right in left.elementsEqual(right) }
+            withUnsafeBytes(of: rhs) { right in left.elementsEqual(right) }
         }
     }
 
-    /// One typed post in Foundation, on the posting thread's stack; `tn_post_frame()` points at the innermost.
+    /// One typed post in Foundation, on the posting thread's stack; `tn_post_frame()` points at the innermost, and
+    /// only that thread reads or writes it.
     private struct Frame {
-        let stamp: PostStamp
+        let mark: PostMark
+        /// The ordinal of the channel whose typed observers the post reached directly.
+        let channel: UInt64
         /// Kept alive by the frame, so no other dictionary can have its storage while the frame is active.
-        let userInfo: [AnyHashable: Any]?
+        let userInfo: [AnyHashable: Any]
+        var consumed = false
         let previous: UnsafeMutableRawPointer?
     }
 }
 
-/// The mark of one typed post in its `userInfo`: which channel's observers it was delivered to directly, and whether
-/// that channel's bridge has skipped it yet.
+/// The mark of one typed post in its `userInfo`, under `Notification.typedPostKey`: unique in the process, because it
+/// pairs a number given to the posting thread (never reused) with the count of that thread's posts.
 ///
-/// One allocation: the channel's ordinal is the header, never written after `make`, and the consumed flag the single
-/// element, accessed only through C11 atomics, so any thread that receives the notification may consume it.
-final class PostStamp: ManagedBuffer<UInt64, UInt64> {
-    static func make(for channel: AnyChannel) -> PostStamp {
-        let buffer = create(minimumCapacity: 1) { _ in channel.ordinal }
-        buffer.withUnsafeMutablePointerToElements { $0.initialize(to: 0) }
-        // Safe: `create` called on this class makes an instance of it.
-        return unsafeDowncast(buffer, to: PostStamp.self)
-    }
-
-    /// The ordinal of the channel whose observers the post reached directly.
-    var channel: UInt64 { header }
-
-    /// Marks the stamp as skipped; `true` only for the first call.
-    func consume() -> Bool {
-        withUnsafeMutablePointerToElements { tn_atomic_exchange($0, 1) == 0 }
-    }
+/// A small value, so storing it in `userInfo` allocates nothing on Linux; on Apple platforms the Objective-C bridge
+/// boxes it, as it does any Swift struct.
+struct PostMark: Hashable, Sendable {
+    let thread: UInt64
+    let post: UInt64
 }

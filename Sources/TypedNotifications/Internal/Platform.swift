@@ -105,10 +105,10 @@ enum PlatformBridging {
     ///
     /// On Apple platforms Foundation bridges it to `NSDictionary` and observers read it back as a dictionary that may
     /// not be the one posted: values become Objective-C objects (`Optional.none` becomes `NSNull`, numbers and `Bool`
-    /// become `NSNumber`, other Swift values are boxed; class instances stay themselves). Nothing here can do that on
-    /// Linux, so the simulated-Apple build does the part Linux's Foundation can mimic, to the top-level values: it
-    /// posts a new dictionary with `nil` as `NSNull` and numbers and `Bool` as `NSNumber`. Elsewhere `userInfo` is
-    /// passed on as it is.
+    /// become `NSNumber`, other Swift values are boxed; class instances stay themselves). The simulated-Apple build
+    /// does the part Linux's Foundation can mimic, to the top-level values: it posts a new dictionary with `nil` as
+    /// `NSNull`, numbers and `Bool` as `NSNumber`, and other values as objects (Swift values boxed). Elsewhere
+    /// `userInfo` is passed on as it is.
     @inline(__always)
     static func postable(_ userInfo: [AnyHashable: Any]?) -> [AnyHashable: Any]? {
         #if TYPED_NOTIFICATIONS_SIMULATE_DARWIN
@@ -140,7 +140,9 @@ enum PlatformBridging {
         case let value as UInt64: return NSNumber(value: value)
         case let value as Float: return NSNumber(value: value)
         case let value as Double: return NSNumber(value: value)
-        default: return value
+        // Other values become objects: class instances stay themselves, Swift structs and enums are boxed
+        // (`__SwiftValue`) as Apple's bridge boxes them, and `as?` unboxes them again.
+        default: return value as AnyObject
         }
     }
     #endif
