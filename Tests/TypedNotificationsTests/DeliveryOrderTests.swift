@@ -193,6 +193,32 @@ import TypedNotifications
         #expect(marked.values == [false, true, false])
     }
 
+    /// A post with no `userInfo` carries no mark; a plain post with no `userInfo` and the same sender, made from inside
+    /// it, cannot be told apart from it and is delivered once in its place, while one from another sender is new.
+    @Test func payloadlessTypedPostIsDeliveredOnceAndPlainObserversSeeNoUserInfo() {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let other = Sender()
+        let typed = Recorded<Bool>()
+        let userInfoSeen = Recorded<Bool>()
+        let rePosted = Counter()
+        let plain = center.addObserver(forName: AppDidBecomeActive.notificationName, object: nil, queue: nil) {
+            note in
+            userInfoSeen.append(note.userInfo == nil)
+            guard rePosted.count == 0 else { return }
+            rePosted.increment()
+            center.post(name: AppDidBecomeActive.notificationName, object: sender)
+            center.post(name: AppDidBecomeActive.notificationName, object: other)
+        }
+        defer { center.removeObserver(plain) }
+        let token = center.observe(AppDidBecomeActive.self) { typed.append(true) }
+        AppDidBecomeActive.post(from: sender, in: center)
+        // The original (directly), the re-post in its place, and the other sender's post.
+        #expect(typed.count == 3)
+        #expect(userInfoSeen.values.allSatisfy { $0 })
+        withExtendedLifetime(token) {}
+    }
+
     @Test func thePayloadKeysAreNamespaced() {
         #expect(Notification.typedPayloadKey == "TypedNotifications.payload")
         #expect(Notification.typedPostKey == "TypedNotifications.post")

@@ -13,6 +13,8 @@ public import Foundation
 ///   number no other post in the process has. While the post is in Foundation, a *frame* on the posting thread's
 ///   stack holds the mark, the channel, and the dictionary it made. Foundation calls observers synchronously on the
 ///   posting thread, so the bridge finds the frame, and skips the notification that carries the frame's mark, once.
+///   A post whose `userInfo` is `nil` (a `Void` payload) carries no mark: nothing in it can be copied, so the
+///   notification with no `userInfo` and the same sender is the post (or one that cannot be told apart from it).
 /// - The mark is a value inside the dictionary, so it survives Foundation handing `userInfo` over as another
 ///   dictionary: on Apple platforms `userInfo` is bridged to `NSDictionary` and back, and its storage means nothing.
 ///   When the bridge is handed the very dictionary the frame holds (same storage, which the frame keeps alive, so no
@@ -45,13 +47,14 @@ enum FoundationBridge {
         center.removeObserver(bridge)
     }
 
-    /// Posts a typed notification to Foundation for plain observers; with a `channel`, its bridge skips this post.
+    /// Posts a typed notification to Foundation for plain observers; with a `channel` (an ``AnyChannel/ordinal``), its
+    /// bridge skips this post.
     @usableFromInline
     static func post(
         name: Notification.Name,
         sender: AnyObject?,
         userInfo: consuming [AnyHashable: Any]?,
-        skippedBy channel: AnyChannel?,
+        skippedBy channel: UInt64?,
         in center: NotificationCenter
     ) {
         LockDiscipline.assertNoLockHeld("posts")
@@ -59,13 +62,16 @@ enum FoundationBridge {
             center.post(name: name, object: sender, userInfo: PlatformBridging.postable(userInfo))
             return
         }
-        // Consumed, so that the dictionary `userInfo(for:)` made is still unique here and gains the mark in place.
-        var marked = userInfo ?? [:]
-        let mark = PostMark(thread: tn_thread_number(), post: tn_next_post_number())
-        marked[Notification.typedPostKey] = mark
-        // The frame holds the dictionary made here; what Foundation hands observers may be another (on Apple
-        // platforms, and in the build that simulates them), and then the bridge scans it for the mark.
-        var frame = Frame(mark: mark, channel: channel.ordinal, userInfo: marked, previous: tn_post_frame())
+        var frame = Frame(channel: channel, sender: sender, previous: tn_post_frame())
+        if var marked = consume userInfo {
+            // Consumed, so the dictionary `userInfo(for:)` made is still unique here and gains the mark in place.
+            let mark = PostMark(thread: tn_thread_number(), post: tn_next_post_number())
+            marked[Notification.typedPostKey] = mark
+            // The frame holds the dictionary made here; what Foundation hands observers may be another (on Apple
+            // platforms, and in the build that simulates them), and then the bridge scans it for the mark.
+            frame.mark = mark
+            frame.userInfo = marked
+        }
         withUnsafeMutablePointer(to: &frame) { frame in
             tn_set_post_frame(frame)
             center.post(name: name, object: sender, userInfo: PlatformBridging.postable(frame.pointee.userInfo))
@@ -76,16 +82,19 @@ enum FoundationBridge {
     /// Whether `notification` is the typed post in progress on this thread whose typed observers on `channel` were
     /// already reached directly; true once per post.
     static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
-        guard var frame = tn_post_frame()?.assumingMemoryBound(to: Frame.self),
-            let userInfo = notification.userInfo
-        else { return false }
-        if !sameStorage(frame.pointee.userInfo, userInfo) {
-            guard let mark = findMark(in: userInfo) else { return false }
-            // Usually the innermost frame; an outer one when the notification is re-posted from a nested post.
-            while frame.pointee.mark != mark {
-                guard let previous = frame.pointee.previous else { return false }
-                frame = previous.assumingMemoryBound(to: Frame.self)
+        guard var frame = tn_post_frame()?.assumingMemoryBound(to: Frame.self) else { return false }
+        if let userInfo = notification.userInfo {
+            if !sameStorage(frame.pointee.userInfo, userInfo) {
+                guard let mark = findMark(in: userInfo) else { return false }
+                // Usually the innermost frame; an outer one when the notification is re-posted from a nested post.
+                while frame.pointee.mark != mark {
+                    guard let previous = frame.pointee.previous else { return false }
+                    frame = previous.assumingMemoryBound(to: Frame.self)
+                }
             }
+        } else {
+            let object = notification.object.map { $0 as AnyObject }
+            guard frame.pointee.userInfo == nil, object === frame.pointee.sender else { return false }
         }
         guard frame.pointee.channel == channel.ordinal, !frame.pointee.consumed else { return false }
         frame.pointee.consumed = true
@@ -101,9 +110,10 @@ enum FoundationBridge {
         return nil
     }
 
-    /// Whether two dictionaries are the very same storage, by their bit pattern.
-    private static func sameStorage(_ lhs: [AnyHashable: Any], _ rhs: [AnyHashable: Any]) -> Bool {
-        withUnsafeBytes(of: lhs) { left in
+    /// Whether `rhs` is the very same dictionary storage as `lhs`, by their bit pattern.
+    private static func sameStorage(_ lhs: [AnyHashable: Any]?, _ rhs: [AnyHashable: Any]) -> Bool {
+        guard let lhs else { return false }
+        return withUnsafeBytes(of: lhs) { left in
             withUnsafeBytes(of: rhs) { right in left.elementsEqual(right) }
         }
     }
@@ -111,13 +121,15 @@ enum FoundationBridge {
     /// One typed post in Foundation, on the posting thread's stack; `tn_post_frame()` points at the innermost, and
     /// only that thread reads or writes it.
     private struct Frame {
-        let mark: PostMark
         /// The ordinal of the channel whose typed observers the post reached directly.
         let channel: UInt64
-        /// Kept alive by the frame, so no other dictionary can have its storage while the frame is active.
-        let userInfo: [AnyHashable: Any]
-        var consumed = false
+        let sender: AnyObject?
         let previous: UnsafeMutableRawPointer?
+        /// `nil` when the post has no `userInfo`.
+        var mark: PostMark?
+        /// Kept alive by the frame, so no other dictionary can have its storage while the frame is active.
+        var userInfo: [AnyHashable: Any]?
+        var consumed = false
     }
 }
 

@@ -50,9 +50,10 @@ final class ObserverRegistry: Sendable {
     struct Route {
         @usableFromInline
         let name: Notification.Name
-        /// `nil` when nobody observes the type on the center.
+        /// The ``AnyChannel/ordinal`` of the channel, `nil` when nobody observes the type on the center. Not the
+        /// channel itself: it is weakly referenced (by its bridge), so retaining it takes the runtime's slow path.
         @usableFromInline
-        let channel: AnyChannel?
+        let channel: UInt64?
         @usableFromInline
         let snapshot: Snapshot
     }
@@ -89,7 +90,7 @@ final class ObserverRegistry: Sendable {
             guard let channel = entry.channel(in: center) else {
                 return Route(name: entry.name, channel: nil, snapshot: Snapshot(subscriptions: [], cancellations: 0))
             }
-            return Route(name: entry.name, channel: channel, snapshot: Self.snapshot(of: channel))
+            return Route(name: entry.name, channel: channel.ordinal, snapshot: Self.snapshot(of: channel))
         }
     }
 
