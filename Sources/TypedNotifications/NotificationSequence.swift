@@ -10,7 +10,10 @@ public import Foundation
 /// - Payloads are buffered without bound by default: nothing is dropped silently. Choose
 ///   ``BufferingPolicy/bufferingNewest(_:)`` or ``BufferingPolicy/bufferingOldest(_:)`` to bound it.
 /// - Observation ends when the iterating task is cancelled, when the loop exits, or when the sequence is released
-///   without being iterated. The sequence is single-pass: iterate it once.
+///   without being iterated. The sequence is single-pass: a loop that starts after the observation ended receives
+///   what was still buffered, then ends; it never waits for posts that can no longer arrive. Iterate it from one
+///   task at a time: two tasks waiting for the next payload at once is a programming error, and traps with a message
+///   saying so. For several consumers, make one sequence each.
 ///
 /// ```swift
 /// struct CounterDidChange: Notifiable { let count: Int }
@@ -44,14 +47,39 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// Owns the observation: it ends when the last sequence copy and iterator referring to it are gone.
     final class Lifetime: Sendable {
         let stream: AsyncStream<Element>
-        let observation: any Observation
+        private let continuation: AsyncStream<Element>.Continuation
+        private let observation: any Observation
+        /// Set while a task waits in ``AsyncIterator/next()``, to catch a second task waiting at once.
+        private let waiting = AtomicWord.make()
 
-        init(stream: AsyncStream<Element>, observation: any Observation) {
+        init(
+            stream: AsyncStream<Element>,
+            continuation: AsyncStream<Element>.Continuation,
+            observation: any Observation
+        ) {
             self.stream = stream
+            self.continuation = continuation
             self.observation = observation
         }
 
-        deinit { observation.cancel() }
+        deinit { end() }
+
+        /// Ends the observation and finishes the stream, so that no loop waits for a post that cannot arrive.
+        func end() {
+            observation.cancel()
+            continuation.finish()
+        }
+
+        func beginWaiting() {
+            precondition(
+                waiting.set(),
+                "NotificationSequence<\(Element.self)> is iterated by two tasks at once; make one sequence per task"
+            )
+        }
+
+        func endWaiting() {
+            waiting.store(0)
+        }
     }
 
     let lifetime: Lifetime
@@ -63,7 +91,7 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: policy.streamPolicy)
         let observation = register { element in continuation.yield(element) }
         continuation.onTermination = { _ in observation.cancel() }
-        lifetime = Lifetime(stream: stream, observation: observation)
+        lifetime = Lifetime(stream: stream, continuation: continuation, observation: observation)
     }
 
     /// Iterates the payloads; ending the iteration (the loop exits) ends the observation.
@@ -72,7 +100,7 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         final class IterationEnd {
             let lifetime: Lifetime
             init(_ lifetime: Lifetime) { self.lifetime = lifetime }
-            deinit { lifetime.observation.cancel() }
+            deinit { lifetime.end() }
         }
 
         var base: AsyncStream<Element>.Iterator
@@ -88,7 +116,9 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         /// let first = await iterator.next()   // CounterDidChange(count: 1)
         /// ```
         public mutating func next() async -> Element? {
-            await base.next()
+            end.lifetime.beginWaiting()
+            defer { end.lifetime.endWaiting() }
+            return await base.next()
         }
 
         /// The next payload, or `nil` once the iterating task is cancelled, run in the caller's isolation.
@@ -105,7 +135,9 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         /// ```
         @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await base.next(isolation: actor)
+            end.lifetime.beginWaiting()
+            defer { end.lifetime.endWaiting() }
+            return await base.next(isolation: actor)
         }
     }
 

@@ -25,6 +25,12 @@
 /// - Cancelling twice, cancelling from inside the handler, or releasing the token on another thread never affects
 ///   any other observation.
 ///
+/// - Important: ``cancel()`` does not wait for a handler that is already running on another thread: when it
+///   returns, that call may still be in progress. So cancelling in `deinit` does not make an `unowned self` capture
+///   safe: a post on another thread can be inside the handler, using the object being deinitialised. Capture
+///   `[weak self]` instead, or observe with the owner-bound ``Notifiable/observe(for:from:in:delivery:_:)``, which
+///   hands the handler its owner and keeps it alive while the handler runs.
+///
 /// Tokens compare by identity. They are `Sendable`: cancel or release them from any thread.
 public final class NotificationToken: Hashable, Sendable {
     private let observation: any Observation
@@ -41,6 +47,9 @@ public final class NotificationToken: Hashable, Sendable {
     }
 
     /// Ends the observation. Idempotent and thread-safe.
+    ///
+    /// No post that starts after this returns reaches the handler, and deliveries still queued are dropped; a handler
+    /// already running on another thread is not waited for (see the note on ``NotificationToken``).
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }

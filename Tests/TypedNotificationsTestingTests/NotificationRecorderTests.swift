@@ -56,12 +56,16 @@ import TypedNotificationsTesting
 
         #expect(recorder.payloads == [7])
         let errors = try #require(recorder.decodingErrors as? [NotificationDecodingError])
-        #expect(
-            errors == [
-                .missingValue(key: "amount"),
-                .typeMismatch(key: "amount", expected: "Int", found: "String"),
-            ]
-        )
+        try #require(errors.count == 2)
+        #expect(errors[0] == .missingValue(key: "amount"))
+        // Not the found type's name: on Apple platforms the value went through `NSDictionary` and is an `NSString`
+        // of some private class.
+        guard case .typeMismatch(let key, let expected, _) = errors[1] else {
+            Issue.record("expected a type mismatch, got \(errors[1])")
+            return
+        }
+        #expect(key == "amount")
+        #expect(expected == "Int")
     }
 
     @Test func recordingSeesPostsMadeWhileTypedObserversRun() {

@@ -119,4 +119,52 @@ import Testing
         center.post(CounterDidChange(count: 9))
         #expect(await consumer.value == 9)
     }
+
+    // MARK: - After the observation ends
+
+    /// `first(where:)` makes an iterator and drops it, which ends the observation; a later loop over the same sequence
+    /// receives what was buffered, then ends, instead of waiting for posts that can no longer arrive.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // the time-limit trait, which turns a hang into a failure
+    @Test(.timeLimit(.minutes(1)))
+    func loopAfterTheObservationEndedDrainsTheBufferThenEnds() async {
+        let center = NotificationCenter()
+        let changes = center.notifications(of: CounterDidChange.self)
+        for count in 1...3 { center.post(CounterDidChange(count: count)) }
+        let first = await changes.first { _ in true }
+        #expect(first == CounterDidChange(count: 1))
+        center.post(CounterDidChange(count: 4))  // after the observation ended: not received
+        var rest: [Int] = []
+        for await change in changes { rest.append(change.count) }
+        #expect(rest == [2, 3])
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // the time-limit trait, which turns a hang into a failure
+    @Test(.timeLimit(.minutes(1)))
+    func loopAfterReleasingTheFirstIteratorEnds() async {
+        let center = NotificationCenter()
+        let changes = center.notifications(of: CounterDidChange.self)
+        do {
+            var iterator = changes.makeAsyncIterator()
+            center.post(CounterDidChange(count: 1))
+            #expect(await iterator.next() == CounterDidChange(count: 1))
+        }
+        var later: [Int] = []
+        for await change in changes { later.append(change.count) }
+        #expect(later == [])
+    }
+
+    #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+    @Test func twoTasksWaitingAtOnceTrapWithAClearMessage() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let center = NotificationCenter()
+            let changes = center.notifications(of: CounterDidChange.self)
+            let first = Task { for await _ in changes {} }
+            let second = Task { for await _ in changes {} }
+            _ = await (first.value, second.value)
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("is iterated by two tasks at once; make one sequence per task"))
+    }
+    #endif
 }

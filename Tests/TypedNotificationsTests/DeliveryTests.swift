@@ -27,6 +27,66 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    // MARK: - Fairness
+
+    enum SerialQueue: CaseIterable, CustomTestStringConvertible {
+        case dispatch
+        case operation
+
+        var testDescription: String { self == .dispatch ? "DispatchQueue" : "OperationQueue" }
+    }
+
+    /// An observer whose producer outpaces its handler must not monopolise its queue: after a batch of deliveries,
+    /// work submitted to the queue meanwhile runs before the rest of the backlog.
+    @Test(arguments: SerialQueue.allCases)
+    func busyObserverLetsOtherWorkOnItsQueueRunBetweenBatches(queue: SerialQueue) async throws {
+        let center = NotificationCenter()
+        let backlog = 1_000
+        let log = Recorded<Int>()  // payload counts, and -1 for the unrelated work
+        let started = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let done = Signal()
+        let dispatchQueue = DispatchQueue(label: "DeliveryTests.fairness")
+        let operationQueue = OperationQueue()
+        operationQueue.maxConcurrentOperationCount = 1
+        let delivery: NotificationDelivery =
+            queue == .dispatch ? .async(on: dispatchQueue) : .async(on: operationQueue)
+        let submitUnrelated: @Sendable (Int) -> Void = { marker in
+            let unrelated: @Sendable () -> Void = { log.append(marker) }
+            if queue == .dispatch {
+                dispatchQueue.async(execute: unrelated)
+            } else {
+                operationQueue.addOperation(unrelated)
+            }
+        }
+        let token = center.observe(CounterDidChange.self, delivery: delivery) { change in
+            if change.count == 1 {
+                started.signal()
+                gate.wait()  // holds the queue until the backlog and the unrelated work are queued
+            }
+            // Submitted while a full batch is being delivered: it runs once that batch is done.
+            if change.count == 2 { submitUnrelated(-2) }
+            log.append(change.count)
+            if change.count == backlog { done.fire() }
+        }
+        center.post(CounterDidChange(count: 1))
+        started.wait()
+        for count in 2...backlog { center.post(CounterDidChange(count: count)) }
+        submitUnrelated(-1)
+        gate.signal()
+        await done.wait()
+        let values = log.values
+        // The first drain delivered payload 1 only (all that was queued when it started), and the next one was
+        // scheduled behind the unrelated work; the one after that delivered a full batch first. Before batches, a
+        // drain ran until the whole backlog was delivered, and the unrelated work waited behind it.
+        let first = try #require(values.firstIndex(of: -1))
+        let second = try #require(values.firstIndex(of: -2))
+        #expect(first == 1)
+        #expect(second == first + 1 + Mailbox<CounterDidChange>.batchLimit)
+        #expect(values.filter { $0 > 0 } == Array(1...backlog))
+        withExtendedLifetime(token) {}
+    }
+
     @Test(arguments: [false, true])
     func queueDeliveryKeepsPostOrderPerObserver(concurrentQueue: Bool) async {
         let center = NotificationCenter()

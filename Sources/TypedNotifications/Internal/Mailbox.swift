@@ -22,12 +22,37 @@ enum Executor: Sendable {
 /// At most one drain per mailbox is in flight, and it delivers in append order, so each observer sees the payloads
 /// posted from one thread in post order even on a concurrent queue. `pending` and `isScheduled` are guarded by the
 /// lock.
+///
+/// A drain is fair to everything else on its queue, executor or actor: it delivers at most ``batchLimit`` payloads,
+/// then, if more are pending, schedules itself again behind whatever was submitted meanwhile, instead of looping
+/// until a producer that outpaces the handler stops.
 @usableFromInline
 final class Mailbox<Payload: Sendable>: Sendable {
     private struct State {
+        /// Queued payloads from `head` on; those before `head` were already delivered.
         var pending: [Payload] = []
+        var head = 0
         var isScheduled = false
+
+        /// Takes up to `limit` payloads from the front, in order.
+        mutating func take(upTo limit: Int) -> ArraySlice<Payload> {
+            let end = min(pending.count, head + limit)
+            defer {
+                head = end
+                if head == pending.count {
+                    pending.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head > pending.count / 2 {
+                    pending.removeFirst(head)
+                    head = 0
+                }
+            }
+            return pending[head..<end]
+        }
     }
+
+    /// The most payloads one drain delivers before it yields its queue, executor or actor.
+    static var batchLimit: Int { 64 }
 
     private let executor: Executor
     private let state = Locked(State())
@@ -47,21 +72,28 @@ final class Mailbox<Payload: Sendable>: Sendable {
         }
     }
 
-    /// Drops what is still queued, for a cancelled observation.
+    /// Drops what is still queued, for a cancelled observation; the payloads are released after the lock.
     func discardPending() {
-        state.withLock { $0.pending.removeAll() }
+        let dropped = state.withLock { state in
+            defer {
+                state.pending = []
+                state.head = 0
+            }
+            return state.pending
+        }
+        withExtendedLifetime(dropped) {}
     }
 
-    private func drain(_ deliver: @Sendable (Payload) -> Void) {
-        while true {
-            let batch: [Payload] = state.withLock { state in
-                if state.pending.isEmpty { state.isScheduled = false }
-                var taken: [Payload] = []
-                swap(&taken, &state.pending)
-                return taken
-            }
-            if batch.isEmpty { return }
-            for payload in batch { deliver(payload) }
+    /// Delivers one batch, then either ends (nothing left) or schedules the next batch behind other work.
+    private func drain(_ deliver: @escaping @Sendable (Payload) -> Void) {
+        let batch = state.withLock { state in Array(state.take(upTo: Self.batchLimit)) }
+        for payload in batch { deliver(payload) }
+        let more = state.withLock { state in
+            if state.head == state.pending.count { state.isScheduled = false }
+            return state.isScheduled
+        }
+        if more {
+            executor.run { self.drain(deliver) }
         }
     }
 }
