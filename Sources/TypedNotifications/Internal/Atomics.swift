@@ -64,3 +64,24 @@ extension AtomicWord {
     /// Sets the flag and returns whether this call set it (it was clear before).
     package func set() -> Bool { exchange(1) == 0 }
 }
+
+/// Makes an object's fields visibly published to threads that Foundation hands it to.
+///
+/// An object whose Foundation observer reads its fields (a channel's bridge) is handed to posting threads by
+/// `NotificationCenter`, through a lock of its own. That is safe, but on Linux the lock is invisible to
+/// ThreadSanitizer, which would report the first reads as races. So each such object calls ``publish()`` once its
+/// fields are set, and its observer calls ``acquire()`` before reading them: a release and an acquire on one word,
+/// which the sanitizer understands. Objects are made rarely; the acquire is a plain load on x86 and ARM.
+package enum FoundationPublication {
+    private static let word = AtomicWord.make()
+
+    /// Publishes everything the calling thread wrote so far; call at the end of the object's initialiser.
+    package static func publish() {
+        word.add(1)
+    }
+
+    /// Sees everything published so far; call before reading the fields of an object Foundation handed over.
+    package static func acquire() {
+        _ = word.load()
+    }
+}

@@ -25,8 +25,7 @@ class AnyChannel: @unchecked Sendable {
     let ordinal: UInt64
     /// How many of the channel's observers have ended so far. A post compares it with the count it saw when it took
     /// its snapshot of observers: while they are equal, no observer in the snapshot has ended, and none needs the
-    /// registry's lock to check. Its release store at the end of `init` also publishes the other fields (see
-    /// ``synchronizeWithCreation()``).
+    /// registry's lock to check.
     @usableFromInline
     let cancellations = AtomicWord.make()
 
@@ -38,18 +37,16 @@ class AnyChannel: @unchecked Sendable {
         self.name = name
         self.subject = subject
         ordinal = Self.newestOrdinal.add(1)
-        cancellations.store(0)
+        FoundationPublication.publish()
     }
 
     /// Makes the channel's constant fields visibly published to the calling thread before it reads them outside the
     /// registry's lock, as the bridge does.
     ///
     /// Foundation already publishes the bridge to posting threads safely, through its own lock; but on Linux that
-    /// lock is invisible to ThreadSanitizer, which would otherwise report the first reads as races. This acquire,
-    /// paired with the release at the end of `init`, is what the sanitizer can see; it is a plain load on x86 and
-    /// ARM.
+    /// lock is invisible to ThreadSanitizer (see ``FoundationPublication``).
     func synchronizeWithCreation() {
-        _ = cancellations.load()
+        FoundationPublication.acquire()
     }
 
     /// Whether an observer of this channel has ended since a snapshot that saw `count` cancellations.

@@ -64,7 +64,7 @@ final class PostObserver<Subject: Notifiable>: Sendable {
         self.handler = handler
         // Foundation hands the block below to posting threads through its own lock, which ThreadSanitizer cannot see
         // on Linux; this release, paired with the acquire in `receive(_:)`, lets it see the fields above published.
-        cancelled.store(0)
+        FoundationPublication.publish()
         let token = center.addObserver(forName: Subject.notificationName, object: nil, queue: nil) {
             [weak self] notification in
             self?.receive(notification)
@@ -84,6 +84,7 @@ final class PostObserver<Subject: Notifiable>: Sendable {
     }
 
     private func receive(_ notification: Notification) {
+        FoundationPublication.acquire()
         guard !cancelled.isSet else { return }
         let object = notification.object.map { $0 as AnyObject }
         var isFromObservedSender = true
