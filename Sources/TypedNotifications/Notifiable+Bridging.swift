@@ -59,7 +59,7 @@ extension Notification {
 ///     }
 /// }
 /// ```
-public enum NotificationDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum NotificationDecodingError: LocalizedError, Hashable, Sendable, CustomStringConvertible {
     /// The notification had no `userInfo` at all.
     case missingUserInfo
     /// `userInfo` had no value under `key`.
@@ -75,6 +75,14 @@ public enum NotificationDecodingError: Error, Hashable, Sendable, CustomStringCo
         case .typeMismatch(let key, let expected, let found): "userInfo[\"\(key)\"] is \(found), not \(expected)"
         }
     }
+
+    /// The same sentence as ``description``, so that `localizedDescription` says what is wrong.
+    ///
+    /// ```swift
+    /// let error: any Error = NotificationDecodingError.missingValue(key: "paymentID")
+    /// print(error.localizedDescription)   // userInfo has no value for "paymentID"
+    /// ```
+    public var errorDescription: String? { description }
 }
 
 extension Notifiable {

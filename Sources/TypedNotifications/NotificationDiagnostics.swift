@@ -1,7 +1,7 @@
 public import Foundation
 
-/// A hook that reports what the package skipped: plain posts it could not decode, and, if asked, typed posts that
-/// reached no typed observer.
+/// A hook that reports what the package skipped: plain posts it could not decode, payloads a bounded
+/// ``NotificationSequence`` dropped, and, if asked, typed posts that reached no typed observer.
 ///
 /// Silent by default. Install a handler, for logging or in tests; it runs synchronously on the posting thread, so
 /// keep it short and do not post from it.
@@ -21,6 +21,9 @@ public enum NotificationDiagnostics {
             case decodingFailed(any Error)
             /// A typed post reached no typed observer (reported only when ``reportsUnobservedPosts`` is on).
             case unobserved
+            /// A ``NotificationSequence`` made with a bounded ``NotificationSequence/BufferingPolicy`` dropped a
+            /// payload because its buffer was full; reported once per dropped payload, on the posting thread.
+            case dropped
         }
 
         /// What happened.
@@ -39,6 +42,8 @@ public enum NotificationDiagnostics {
                 "\(String(reflecting: type)): could not decode a plain post of \(name.rawValue): \(error)"
             case .unobserved:
                 "\(String(reflecting: type)): a post of \(name.rawValue) reached no typed observer"
+            case .dropped:
+                "\(String(reflecting: type)): a bounded sequence dropped a payload of \(name.rawValue)"
             }
         }
     }

@@ -7,8 +7,10 @@ public import Foundation
 ///
 /// - Observation begins when the sequence is made, so a post right after that call is never missed, even before
 ///   iteration starts.
-/// - Payloads are buffered without bound by default: nothing is dropped silently. Choose
-///   ``BufferingPolicy/bufferingNewest(_:)`` or ``BufferingPolicy/bufferingOldest(_:)`` to bound it.
+/// - Payloads are buffered without bound by default: nothing is dropped. Choose
+///   ``BufferingPolicy/bufferingNewest(_:)`` or ``BufferingPolicy/bufferingOldest(_:)`` to bound it; each payload
+///   a bounded buffer drops is reported through ``NotificationDiagnostics`` as
+///   ``NotificationDiagnostics/Event/Kind/dropped``, never silently.
 /// - Observation ends when the iterating task is cancelled, when the loop exits, or when the sequence is released
 ///   without being iterated. The sequence is single-pass: a loop that starts after the observation ended receives
 ///   what was still buffered, then ends; it never waits for posts that can no longer arrive. Iterate it from one
@@ -84,12 +86,16 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
 
     let lifetime: Lifetime
 
+    /// - Parameter dropped: Called on the posting thread for each payload a bounded buffer drops.
     init(
         policy: BufferingPolicy,
+        dropped: (@Sendable () -> Void)?,
         register: (_ yield: @escaping @Sendable (Element) -> Void) -> any Observation
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: policy.streamPolicy)
-        let observation = register { element in continuation.yield(element) }
+        let observation = register { element in
+            if case .dropped = continuation.yield(element) { dropped?() }
+        }
         continuation.onTermination = { _ in observation.cancel() }
         lifetime = Lifetime(stream: stream, continuation: continuation, observation: observation)
     }
@@ -178,7 +184,23 @@ extension NotificationCenter {
         from sender: Subject.Sender? = nil,
         bufferingPolicy: NotificationSequence<Subject.Payload>.BufferingPolicy = .unbounded
     ) -> NotificationSequence<Subject.Payload> {
-        NotificationSequence(policy: bufferingPolicy) { yield in
+        notifications(of: subject, from: sender, bufferingPolicy: bufferingPolicy, reportsDrops: true)
+    }
+
+    func notifications<Subject: Notifiable>(
+        of subject: Subject.Type,
+        from sender: Subject.Sender?,
+        bufferingPolicy: NotificationSequence<Subject.Payload>.BufferingPolicy,
+        reportsDrops: Bool
+    ) -> NotificationSequence<Subject.Payload> {
+        var dropped: (@Sendable () -> Void)?
+        if reportsDrops {
+            dropped = { [weak self] in
+                guard let self else { return }
+                NotificationDiagnostics.report(.dropped, for: subject, name: subject.notificationName, in: self)
+            }
+        }
+        return NotificationSequence(policy: bufferingPolicy, dropped: dropped) { yield in
             register(subject, sender: sender, owner: nil, executor: nil, handler: yield)
         }
     }
@@ -206,7 +228,9 @@ extension NotificationCenter {
         _ subject: Subject.Type,
         from sender: Subject.Sender? = nil
     ) async throws -> Subject.Payload {
-        for await payload in notifications(of: subject, from: sender, bufferingPolicy: .bufferingOldest(1)) {
+        // Only the first payload counts: those the one-element buffer drops after it are not worth a report.
+        let first = notifications(of: subject, from: sender, bufferingPolicy: .bufferingOldest(1), reportsDrops: false)
+        for await payload in first {
             return payload
         }
         throw CancellationError()

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A handle to one typed observation. Releasing it, or calling ``cancel()``, ends the observation.
 ///
 /// `observe` returns a token and is not `@discardableResult`: a token that is not kept is released at once and its
@@ -61,6 +63,11 @@ public final class NotificationToken: Hashable, Sendable {
         observation.cancel()
     }
 
+    /// Cancels the observation if it is on `center`.
+    func cancel(ifObserving center: NotificationCenter) {
+        if observation.isObserving(center) { observation.cancel() }
+    }
+
     /// Keeps the token in `set`, so that the observation lasts as long as the set holds it.
     ///
     /// ```swift
@@ -82,5 +89,26 @@ public final class NotificationToken: Hashable, Sendable {
     /// Hashes the token's identity.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
+    }
+}
+
+extension NotificationCenter {
+    /// Ends the typed observation that `token` keeps, if it is on this center; as ``NotificationToken/cancel()``.
+    ///
+    /// For code that removes observers the Foundation way, as Foundation's Message API and classic observers do:
+    /// without this overload, `removeObserver(_:)` would take the token as `Any` and silently do nothing. A token of
+    /// another center's observation is left alone, as Foundation leaves an observer it does not know.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let center = NotificationCenter()
+    /// let token = center.observe(CounterDidChange.self) { change in print(change.count) }
+    /// center.removeObserver(token)
+    /// center.post(CounterDidChange(count: 1))   // prints nothing
+    /// ```
+    ///
+    /// - Parameter token: The token that `observe` returned.
+    public func removeObserver(_ token: NotificationToken) {
+        token.cancel(ifObserving: self)
     }
 }

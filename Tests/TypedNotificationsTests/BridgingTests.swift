@@ -116,6 +116,16 @@ import TypedNotificationsTesting
         #expect(AppDidBecomeActive.userInfo(for: ()) == nil)
     }
 
+    @Test(arguments: [
+        NotificationDecodingError.missingUserInfo,
+        .missingValue(key: "paymentID"),
+        .typeMismatch(key: "amount", expected: "Int", found: "String"),
+    ])
+    func localizedDescriptionSaysWhatIsWrong(error: NotificationDecodingError) {
+        let asAnyError: any Error = error
+        #expect(asAnyError.localizedDescription == error.description)
+    }
+
     @Test func defaultDecoderNamesWhatIsWrong() {
         let name = CounterDidChange.notificationName
         #expect(throws: NotificationDecodingError.missingUserInfo) {

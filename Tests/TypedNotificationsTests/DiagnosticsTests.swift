@@ -42,6 +42,22 @@ import TypedNotifications
         withExtendedLifetime(token) {}
     }
 
+    @Test func boundedSequencesReportEachDroppedPayload() {
+        let center = NotificationCenter()
+        let newest = center.notifications(of: CounterDidChange.self, bufferingPolicy: .bufferingNewest(2))
+        let oldest = center.notifications(of: CounterDidChange.self, bufferingPolicy: .bufferingOldest(1))
+        let unbounded = center.notifications(of: CounterDidChange.self)
+        let events = recordingEvents(of: center) {
+            for count in 1...5 { center.post(CounterDidChange(count: count)) }
+        }
+        // Three drops from the newest-2 buffer, four from the oldest-1 buffer, none from the unbounded one.
+        #expect(events.count == 7)
+        #expect(events.allSatisfy { if case .dropped = $0.kind { true } else { false } })
+        #expect(events.allSatisfy { $0.type == CounterDidChange.self })
+        #expect(events.first?.description.contains("dropped a payload") == true)
+        withExtendedLifetime((newest, oldest, unbounded)) {}
+    }
+
     @Test func unobservedPostsAreReportedOnlyWhenAskedFor() {
         let center = NotificationCenter()
         let silent = recordingEvents(of: center) {

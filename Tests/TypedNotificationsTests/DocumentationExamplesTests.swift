@@ -517,6 +517,8 @@ extension MigratingArticle {
                 print("skipped a plain post of \(event.name.rawValue): \(error)")
             case .unobserved:
                 print("\(event.name.rawValue) reached no typed observer")
+            case .dropped:
+                print("a bounded sequence dropped a payload of \(event.name.rawValue)")
             }
         }
         NotificationDiagnostics.reportsUnobservedPosts = true

@@ -88,4 +88,40 @@ import Testing
         #expect(first != second)
         #expect(Set([first, first, second]).count == 2)
     }
+
+    // MARK: - removeObserver
+
+    @Test func removeObserverWithATokenEndsItsObservation() {
+        let center = NotificationCenter()
+        let counts = Recorded<Int>()
+        let token = center.observe(CounterDidChange.self) { counts.append($0.count) }
+        center.post(CounterDidChange(count: 1))
+        center.removeObserver(token)
+        center.post(CounterDidChange(count: 2))
+        #expect(counts.values == [1])
+        center.removeObserver(token)  // again: nothing left to end
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func removeObserverOnAnotherCenterLeavesTheObservationAlone() {
+        let center = NotificationCenter()
+        let other = NotificationCenter()
+        let counts = Recorded<Int>()
+        let token = center.observe(CounterDidChange.self) { counts.append($0.count) }
+        other.removeObserver(token)
+        center.post(CounterDidChange(count: 1))
+        #expect(counts.values == [1])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func removeObserverEndsAnOwnerBoundObservation() {
+        let center = NotificationCenter()
+        let owner = Sender()
+        let counts = Recorded<Int>()
+        let token = center.observe(CounterDidChange.self, for: owner) { _, change in counts.append(change.count) }
+        center.removeObserver(token)
+        center.post(CounterDidChange(count: 1))
+        #expect(counts.values == [])
+        withExtendedLifetime(owner) {}
+    }
 }

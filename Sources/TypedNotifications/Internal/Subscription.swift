@@ -1,10 +1,13 @@
-import Foundation
+public import Foundation
 
 /// What a ``NotificationToken`` holds on to: one registered observation that it can end.
 @usableFromInline
 protocol Observation: AnyObject, Sendable {
     /// Ends the observation; idempotent and thread-safe.
     func cancel()
+
+    /// Whether the observation is on `center`.
+    func isObserving(_ center: NotificationCenter) -> Bool
 }
 
 /// The type-independent part of one observer: its filters, its lifetime, and its place in a ``Channel``.
@@ -59,6 +62,11 @@ class AnySubscription: Observation, @unchecked Sendable {
     @inlinable
     final func hasEnded(cancellationsSeen count: UInt64) -> Bool {
         channel.hasCancellations(since: count) && ObserverRegistry.shared.isCancelled(self)
+    }
+
+    @usableFromInline
+    final func isObserving(_ center: NotificationCenter) -> Bool {
+        channel.center === center
     }
 
     /// Whether a post from `postSender` is for this observer.
