@@ -7,12 +7,19 @@ import Foundation
 ///
 /// `subscriptions` and `ownerBoundCount` are read and written only while `ObserverRegistry`'s lock is held; `bridge`
 /// is set before the channel is published to the registry and then read only under that lock; `cancellations` is
-/// atomic; the other properties never change after `init`. That is what makes the class safe to share across
-/// threads, and why the runtime's exclusivity checks on `subscriptions` (which cannot see the lock) are switched off.
+/// atomic; `center` is a weak reference, which the runtime reads atomically, set once in `init`; the other
+/// properties never change after `init`. That is what makes the class safe to share across threads, and why the
+/// runtime's exclusivity checks on `subscriptions` (which cannot see the lock) are switched off.
+///
+/// A channel never keeps its center alive. When the center is deallocated, Foundation releases the bridge's block,
+/// and with it the ``BridgeRegistration`` that tells the registry to drop the channel and its observers.
 @usableFromInline
 class AnyChannel: @unchecked Sendable {
-    /// Held strongly: a center stays alive while it has typed observers, so its identity is never reused meanwhile.
-    let center: NotificationCenter
+    /// Weak: observations never keep a center alive. `nil` once the center is gone.
+    weak var center: NotificationCenter?
+    /// The center's identity, for finding the channel without loading the weak reference; a new center at a dead
+    /// one's address has the same identity, so a match is confirmed with ``isOn(_:)``.
+    let centerID: ObjectIdentifier
     let name: Notification.Name
     /// The `Notifiable` type, which with the center is the channel's key in the registry.
     let subject: ObjectIdentifier
@@ -20,7 +27,8 @@ class AnyChannel: @unchecked Sendable {
     /// How many of `subscriptions` are owner-bound: only those can end without a `cancel()`, so only then is a sweep
     /// for dead owners worth its cost.
     var ownerBoundCount = 0
-    var bridge: (any NSObjectProtocol)?
+    /// Weak: the bridge's block owns it, so that it goes (and reports) when Foundation lets the block go.
+    weak var bridge: BridgeRegistration?
     /// Unique among all channels ever made: a typed post's frame names its channel by it (see `FoundationBridge`).
     let ordinal: UInt64
     /// How many of the channel's observers have ended so far. A post compares it with the count it saw when it took
@@ -34,6 +42,7 @@ class AnyChannel: @unchecked Sendable {
 
     init(center: NotificationCenter, name: Notification.Name, subject: ObjectIdentifier) {
         self.center = center
+        centerID = ObjectIdentifier(center)
         self.name = name
         self.subject = subject
         ordinal = Self.newestOrdinal.add(1)
@@ -49,14 +58,19 @@ class AnyChannel: @unchecked Sendable {
         FoundationPublication.acquire()
     }
 
+    /// Whether the channel is `center`'s: the same identity, and not a dead center's whose address `center` reuses.
+    final func isOn(_ center: NotificationCenter) -> Bool {
+        centerID == ObjectIdentifier(center) && self.center === center
+    }
+
     /// Whether an observer of this channel has ended since a snapshot that saw `count` cancellations.
     @inlinable
     final func hasCancellations(since count: UInt64) -> Bool {
         cancellations.load() != count
     }
 
-    /// Registers the bridge; called once, before the channel is published to the registry.
-    func makeBridge() -> any NSObjectProtocol {
+    /// Registers the bridge on `center`; called once, before the channel is published to the registry.
+    func makeBridge(on center: NotificationCenter) -> BridgeRegistration {
         fatalError("subclass responsibility")
     }
 }
@@ -68,8 +82,8 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
         super.init(center: center, name: name, subject: ObjectIdentifier(Subject.self))
     }
 
-    override func makeBridge() -> any NSObjectProtocol {
-        FoundationBridge.addBridgeObserver(for: self)
+    override func makeBridge(on center: NotificationCenter) -> BridgeRegistration {
+        FoundationBridge.addBridgeObserver(for: self, on: center)
     }
 
     /// Delivers a plain (non-typed) post that reached the bridge: decode once, then fan out in registration order.
@@ -82,7 +96,9 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
         do {
             payload = try Subject.payload(from: notification)
         } catch {
-            NotificationDiagnostics.report(.decodingFailed(error), for: Subject.self, name: name, in: center)
+            if let center {
+                NotificationDiagnostics.report(.decodingFailed(error), for: Subject.self, name: name, in: center)
+            }
             return
         }
         let sender = notification.object.map { $0 as AnyObject }

@@ -34,17 +34,26 @@ public import Foundation
 /// builds by ``LockDiscipline``).
 @usableFromInline
 enum FoundationBridge {
-    static func addBridgeObserver<Subject: Notifiable>(for channel: Channel<Subject>) -> any NSObjectProtocol {
+    /// Registers `channel`'s bridge on `center`. The block owns the returned registration, which reports to the
+    /// registry when Foundation lets the block go: when the observer is removed, or when the center is deallocated.
+    static func addBridgeObserver<Subject: Notifiable>(
+        for channel: Channel<Subject>,
+        on center: NotificationCenter
+    ) -> BridgeRegistration {
         LockDiscipline.assertNoLockHeld("adds a Foundation observer")
-        return channel.center.addObserver(forName: channel.name, object: nil, queue: nil) {
-            [weak channel] notification in
-            channel?.receivePlain(notification)
+        let registration = BridgeRegistration(channel)
+        let token = center.addObserver(forName: channel.name, object: nil, queue: nil) { notification in
+            guard let channel = registration.channel else { return }
+            // Safe: the registration was made for this `Channel<Subject>`.
+            unsafeDowncast(channel, to: Channel<Subject>.self).receivePlain(notification)
         }
+        registration.keep(token)
+        return registration
     }
 
-    static func removeBridgeObserver(_ bridge: any NSObjectProtocol, from center: NotificationCenter) {
+    static func removeBridgeObserver(_ bridge: BridgeRegistration, from center: NotificationCenter) {
         LockDiscipline.assertNoLockHeld("removes a Foundation observer")
-        center.removeObserver(bridge)
+        if let token = bridge.token { center.removeObserver(token) }
     }
 
     /// Posts a typed notification to Foundation for plain observers; with a `channel` (an ``AnyChannel/ordinal``), its
@@ -141,4 +150,37 @@ enum FoundationBridge {
 struct PostMark: Hashable, Sendable {
     let thread: UInt64
     let post: UInt64
+}
+
+/// One channel's Foundation observer: what removes it, and what notices when Foundation lets it go.
+///
+/// The bridge's block owns it, and nothing else holds it strongly, so it is deallocated exactly when Foundation
+/// releases the block: when the package removes the observer, or when the center is deallocated with the observer
+/// still registered. In the second case `deinit` tells the registry to drop the channel and release its observers,
+/// so that nothing outlives the center it served.
+///
+/// Foundation's token must stay alive for `removeObserver(_:)`, but must not keep the block alive, or a dead
+/// center's block would never go: ``FoundationObserverToken`` (in `Platform.swift`) keeps it as each platform's
+/// Foundation requires.
+///
+/// `@unchecked Sendable` because `storedToken` is set once, by `keep(_:)`, before the registration is published to
+/// the registry (whose lock publishes it), and `channel` is a weak reference, which the runtime reads atomically.
+final class BridgeRegistration: @unchecked Sendable {
+    weak var channel: AnyChannel?
+    private var storedToken: FoundationObserverToken?
+
+    init(_ channel: AnyChannel) {
+        self.channel = channel
+    }
+
+    deinit {
+        if let channel { ObserverRegistry.shared.bridgeEnded(channel) }
+    }
+
+    func keep(_ token: any NSObjectProtocol) {
+        storedToken = FoundationObserverToken(token)
+    }
+
+    /// Foundation's token, for `removeObserver(_:)`; `nil` once Foundation has let it go.
+    var token: AnyObject? { storedToken?.object }
 }

@@ -8,8 +8,15 @@ public import Foundation
 /// copy-on-write snapshot of the channel's observers. The bookkeeping is non-generic (``AnyChannel``,
 /// ``AnySubscription``); only creating a channel and delivering a payload know the type.
 ///
-/// A channel exists exactly while it has observers: the last removal drops it and unregisters its Foundation
-/// observer, so cancelled observations leave nothing behind.
+/// A channel exists exactly while it has observers and its center lives: the last removal drops it and unregisters
+/// its Foundation observer, so cancelled observations leave nothing behind; and when the center is deallocated,
+/// Foundation lets the bridge go, whose ``BridgeRegistration`` drops the channel and releases its observers then
+/// (``bridgeEnded(_:)``). Nothing of the package holds a center strongly, so no observation keeps one alive.
+///
+/// Under the lock a channel is found by its center's identity only, never by loading its weak reference: the load
+/// makes a strong reference, and if it were the last one, releasing it would deallocate the center (and run whatever
+/// its other observers' blocks captured) under the lock. A new center at a dead one's address cannot find the dead
+/// one's channel: the channel is dropped while the dead center is deallocated, before its memory can be reused.
 ///
 /// Nothing runs under the lock but the registry's own bookkeeping: Foundation observers are added before a channel
 /// is published and removed after it is dropped, with the lock released, and observers that end are released after
@@ -26,7 +33,8 @@ final class ObserverRegistry: Sendable {
         var channels: [AnyChannel] = []
 
         func channel(in center: NotificationCenter) -> AnyChannel? {
-            channels.first { $0.center === center }
+            let id = ObjectIdentifier(center)
+            return channels.first { $0.centerID == id }
         }
     }
 
@@ -62,12 +70,15 @@ final class ObserverRegistry: Sendable {
     private struct Cleanup {
         /// Observers removed under the lock, released after it.
         var ended: [AnySubscription] = []
-        /// The Foundation observer of a channel dropped under the lock, removed after it.
-        var bridge: (any NSObjectProtocol, NotificationCenter)?
+        /// The Foundation observer of a channel dropped under the lock, and the channel, removed after it.
+        var bridge: (BridgeRegistration, AnyChannel)?
 
-        /// Done outside the lock: Foundation and deinitialisers may do anything, including calling back in.
+        /// Done outside the lock: Foundation and deinitialisers may do anything, including calling back in. The
+        /// center is loaded here, not under the lock, since this may be the last strong reference to it.
         consuming func run() {
-            if let (bridge, center) = bridge { FoundationBridge.removeBridgeObserver(bridge, from: center) }
+            if let (bridge, channel) = bridge, let center = channel.center {
+                FoundationBridge.removeBridgeObserver(bridge, from: center)
+            }
             withExtendedLifetime(ended) {}
         }
     }
@@ -157,7 +168,7 @@ final class ObserverRegistry: Sendable {
                 return .added(subscription)
             }
             if let unused = spare, case .added = outcome, let bridge = unused.bridge {
-                cleanup.bridge = (bridge, center)
+                cleanup.bridge = (bridge, unused)
             }
             cleanup.run()
             switch outcome {
@@ -167,7 +178,8 @@ final class ObserverRegistry: Sendable {
                 cacheName(of: subject)
             case .needsChannel(let name):
                 let channel = Channel<Subject>(center: center, name: name)
-                channel.bridge = channel.makeBridge()
+                // The bridge's block owns the registration; the channel only refers to it.
+                channel.bridge = channel.makeBridge(on: center)
                 spare = channel
             }
         }
@@ -229,11 +241,35 @@ final class ObserverRegistry: Sendable {
             let index = state.types[channel.subject]?.channels.firstIndex(where: { $0 === channel })
         else { return }
         state.types[channel.subject]?.channels.remove(at: index)
-        if let bridge = channel.bridge { cleanup.bridge = (bridge, channel.center) }
+        if let bridge = channel.bridge { cleanup.bridge = (bridge, channel) }
         channel.bridge = nil
     }
 
+    /// Drops `channel` and releases its observers, if it is still registered: Foundation let its bridge go without
+    /// the package removing it, so its center is being deallocated. Called by ``BridgeRegistration``'s `deinit`.
+    func bridgeEnded(_ channel: AnyChannel) {
+        var cleanup = Cleanup()
+        state.withLock { state in
+            guard let index = state.types[channel.subject]?.channels.firstIndex(where: { $0 === channel }) else {
+                return
+            }
+            state.types[channel.subject]?.channels.remove(at: index)
+            for subscription in channel.subscriptions { Self.end(subscription) }
+            cleanup.ended = channel.subscriptions
+            channel.subscriptions = []
+            channel.ownerBoundCount = 0
+            channel.bridge = nil
+        }
+        cleanup.run()
+    }
+
     // MARK: - Introspection, for tests
+
+    /// How many channels the registry holds for `subject`, on every center; for tests that check that dead centers
+    /// leave none.
+    func channelCount<Subject: Notifiable>(of subject: Subject.Type) -> Int {
+        state.withLock { state in state.types[ObjectIdentifier(subject)]?.channels.count ?? 0 }
+    }
 
     /// Live typed observers and Foundation observers the package holds for `center`, after dropping observations
     /// whose owner is gone.

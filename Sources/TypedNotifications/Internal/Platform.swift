@@ -12,8 +12,8 @@ import Android
 #endif
 
 // Everything in the package that differs between Apple platforms and the others is in this file: the lock primitive,
-// and (in the build that simulates Apple platforms on Linux) how `userInfo` reaches observers. Delivery itself is the
-// same code everywhere.
+// how the token of a Foundation observer is kept, and (in the build that simulates Apple platforms on Linux) how
+// `userInfo` reaches observers. Delivery itself is the same code everywhere.
 //
 // `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` builds the simulation: every Apple code path that compiles on
 // Linux is taken. Only the lock primitive is Linux's, and it then traps on re-entry as `os_unfair_lock` does.
@@ -96,6 +96,29 @@ struct PlatformLock {
         #endif
     }
     #endif
+}
+
+// MARK: - Foundation's observer tokens
+
+/// How the package keeps the token that `NotificationCenter.addObserver(forName:object:queue:using:)` returns: alive
+/// for `removeObserver(_:)`, and never keeping the observer's block alive after the center is gone (the block owns a
+/// ``BridgeRegistration``, whose release is how the package learns that a center was deallocated).
+struct FoundationObserverToken {
+    #if canImport(Darwin)
+    /// Weak: Apple's `NotificationCenter` holds the token it returns until the observer is removed ("The notification
+    /// center strongly holds this return value until you remove the observer registration"), and the token holds the
+    /// block, so a strong reference here would keep the block alive after the center is deallocated.
+    weak var object: AnyObject?
+    #else
+    /// Strong: Swift's open-source Foundation returns a token that holds only identifiers, and nothing else holds it.
+    /// The block alone is held by the center, and goes with it. (Also in the simulated-Apple build, which runs on this
+    /// Foundation: a weak reference would let the token go at once, and the observer could never be removed.)
+    var object: AnyObject?
+    #endif
+
+    init(_ token: any NSObjectProtocol) {
+        object = token
+    }
 }
 
 // MARK: - userInfo as observers receive it

@@ -66,7 +66,7 @@ class AnySubscription: Observation, @unchecked Sendable {
 
     @usableFromInline
     final func isObserving(_ center: NotificationCenter) -> Bool {
-        channel.center === center
+        channel.isOn(center)
     }
 
     /// Whether a post from `postSender` is for this observer.

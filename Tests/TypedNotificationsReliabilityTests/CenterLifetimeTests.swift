@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@testable import TypedNotifications
+
+/// Observations never keep a center alive: when the last reference to a center goes, the center is deallocated, and
+/// its channels, Foundation observers and handlers go with it, with no later activity on anything.
+@Suite struct CenterLifetimeTests {
+    /// How an observation on the center was made and left.
+    enum Observation: String, CaseIterable, CustomTestStringConvertible {
+        /// Owner-bound, with the owner gone too.
+        case ownerBoundWithDeadOwner
+        /// Owner-bound, with the owner still alive.
+        case ownerBoundWithLiveOwner
+        /// A token that is still held, not cancelled.
+        case liveToken
+        /// A token that is still held, cancelled.
+        case cancelledToken
+        /// A sequence that is still held.
+        case sequence
+        /// Queue delivery, with a delivery still queued.
+        case queued
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Observation.allCases)
+    func centerIsDeallocatedAndReleasesItsHandlers(observation: Observation) {
+        let live = LiveCount()
+        let queue = DispatchQueue(label: "CenterLifetimeTests.queue")
+        let gate = DispatchSemaphore(value: 0)
+        let owner = Owner()
+        var kept: [AnyObject] = []
+        weak var weakCenter: NotificationCenter?
+        do {
+            let center = NotificationCenter()
+            weakCenter = center
+            let probe = Probe(live)
+            switch observation {
+            case .ownerBoundWithDeadOwner:
+                let shortLived = Owner()
+                center.observe(Tick.self, for: shortLived) { _, _ in withExtendedLifetime(probe) {} }
+            case .ownerBoundWithLiveOwner:
+                center.observe(Tick.self, for: owner) { _, _ in withExtendedLifetime(probe) {} }
+            case .liveToken:
+                kept.append(center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} })
+            case .cancelledToken:
+                let token = center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
+                token.cancel()
+                kept.append(token)
+            case .sequence:
+                let sequence = center.notifications(of: Tick.self)
+                kept.append(SequenceBox(sequence))
+                kept.append(probe)  // a sequence's handler captures nothing of the caller's; the probe stands for it
+            case .queued:
+                queue.async { gate.wait() }  // holds the queue, so the delivery below stays queued
+                kept.append(
+                    center.observe(Tick.self, delivery: .async(on: queue)) { _ in withExtendedLifetime(probe) {} })
+                center.post(Tick(id: 1))
+            }
+        }
+        #expect(weakCenter == nil, "an observation kept its center alive")
+        gate.signal()
+        queue.sync {}
+        // The package let go of every handler of the dead center; a handler is still alive only while the caller
+        // holds the token (or sequence) that owns it, which is inert now: cancelling or releasing it is safe.
+        #expect(live.value == (kept.isEmpty ? 0 : 1), "the package kept a handler of a dead center")
+        for case let token as NotificationToken in kept { token.cancel() }
+        kept.removeAll()
+        #expect(live.value == 0, "a handler outlived its center and its token")
+        withExtendedLifetime(owner) {}
+    }
+
+    /// A new center that the allocator places where a dead one was never inherits the dead one's observers. The
+    /// scenario is tried until a new center takes a dead one's address (the allocator decides when).
+    @Test func newCenterAtADeadCentersAddressInheritsNothing() throws {
+        let calls = Counter()
+        var tokens: [NotificationToken] = []
+        var reused: NotificationCenter?
+        for _ in 0..<20 where reused == nil {
+            var center: NotificationCenter? = NotificationCenter()
+            let address = ObjectIdentifier(center!)
+            tokens.append(center!.observe(Tick.self) { _ in calls.increment() })
+            center = nil
+            var others: [NotificationCenter] = []  // kept, so that each attempt gets another block
+            for _ in 0..<2_000 {
+                let candidate = NotificationCenter()
+                if ObjectIdentifier(candidate) == address {
+                    reused = candidate
+                    break
+                }
+                others.append(candidate)
+            }
+        }
+        guard let reused else {
+            // AddressSanitizer quarantines freed memory, so no object gets the address soon: nothing to check.
+            #expect(TestEnvironment.isAddressSanitized, "no new center took a dead one's address in 20 tries")
+            return
+        }
+        #expect(ObserverRegistry.shared.registrationCounts(in: reused) == (0, 0))
+        reused.post(Tick(id: 1))
+        #expect(calls.value == 0)
+        let own = reused.observe(Tick.self) { _ in calls.increment() }
+        reused.post(Tick(id: 2))
+        #expect(calls.value == 1)
+        withExtendedLifetime((own, tokens)) {}
+    }
+
+    /// Centers made, observed in every way, and dropped, over and over: none stays alive, no handler survives, and the
+    /// registry holds no channel for any of them.
+    @Test func droppedCentersLeaveNothingBehind() {
+        let cycles = TestEnvironment.scaled(normal: 20_000, long: 200_000, sanitized: 2_000)
+        let live = LiveCount()
+        var survivors = 0
+        for index in 0..<cycles {
+            weak var weakCenter: NotificationCenter?
+            do {
+                let center = NotificationCenter()
+                weakCenter = center
+                let probe = Probe(live)
+                let owner = Owner()
+                let token = center.observe(CycleTick.self) { _ in withExtendedLifetime(probe) {} }
+                center.observe(CycleTick.self, for: owner) { _, _ in withExtendedLifetime(probe) {} }
+                center.post(CycleTick(id: index))
+                if index.isMultiple(of: 2) { token.cancel() }
+                withExtendedLifetime((token, owner)) {}
+            }
+            if weakCenter != nil { survivors += 1 }
+        }
+        #expect(survivors == 0)
+        #expect(live.value == 0)
+        #expect(ObserverRegistry.shared.channelCount(of: CycleTick.self) == 0)
+    }
+}
+
+/// Observed by ``CenterLifetimeTests/droppedCentersLeaveNothingBehind()`` only, so that its count of channels is that
+/// test's alone while other tests run in parallel.
+private struct CycleTick: Notifiable {
+    let id: Int
+}
+
+/// Holds a sequence as an object.
+private final class SequenceBox: Sendable {
+    let sequence: NotificationSequence<Tick>
+
+    init(_ sequence: NotificationSequence<Tick>) {
+        self.sequence = sequence
+    }
+}
