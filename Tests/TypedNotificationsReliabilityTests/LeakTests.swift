@@ -96,7 +96,7 @@ final class ObservationCycles: Sendable {
 
     func run(_ index: Int) {
         let probe = Probe(liveHandlers)
-        switch index % 14 {
+        switch index % 15 {
         case 0:
             center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }.cancel()
         case 1:
@@ -155,6 +155,14 @@ final class ObservationCycles: Sendable {
             let token = center.observe(Unrelated.self) { withExtendedLifetime(probe) {} }
             center.post(Unrelated.self, from: sender)
             token.cancel()
+        case 13:
+            // A center of its own, observed and dropped with its observations still registered.
+            let own = NotificationCenter()
+            let owner = Owner()
+            let token = own.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
+            own.observe(Tick.self, for: owner) { _, _ in withExtendedLifetime(probe) {} }
+            own.post(Tick(id: index))
+            withExtendedLifetime((token, owner)) {}
         default:
             // A handler that cancels its own observation.
             let token = Protected<NotificationToken?>(nil)
