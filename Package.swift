@@ -9,7 +9,6 @@ let package = Package(
     products: [
         .library(name: "TypedNotifications", targets: ["TypedNotifications"]),
         .library(name: "TypedNotificationsTesting", targets: ["TypedNotificationsTesting"]),
-        .executable(name: "TypedNotificationsDemo", targets: ["TypedNotificationsDemo"]),
     ],
     targets: [
         .target(name: "TypedNotifications", dependencies: ["CTypedNotificationsAtomics"]),
@@ -19,6 +18,8 @@ let package = Package(
             name: "TypedNotificationsTesting",
             dependencies: ["TypedNotifications"]
         ),
+        // An executable target only, not a product: `swift run TypedNotificationsDemo` runs it here, and packages
+        // that depend on this one are not offered it.
         .executableTarget(
             name: "TypedNotificationsDemo",
             dependencies: ["TypedNotifications"]
