@@ -23,6 +23,11 @@ let package = Package(
             name: "TypedNotificationsRatios",
             dependencies: ["BenchmarkScenarios", "CHeapStats"]
         ),
+        // `./instructions.sh`: instructions per post and per observation, counted by callgrind (see the script).
+        .executableTarget(
+            name: "TypedNotificationsInstructions",
+            dependencies: ["BenchmarkScenarios"]
+        ),
         // `swift package benchmark`: the same scenarios with package-benchmark's malloc metrics.
         .executableTarget(
             name: "TypedNotificationsBenchmarks",
