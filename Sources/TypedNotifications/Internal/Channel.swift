@@ -17,8 +17,10 @@ import Foundation
 class AnyChannel: @unchecked Sendable {
     /// Weak: observations never keep a center alive. `nil` once the center is gone.
     weak var center: NotificationCenter?
-    /// The center's identity, for finding the channel without loading the weak reference; a new center at a dead
-    /// one's address has the same identity, so a match is confirmed with ``isOn(_:)``.
+    /// The center's identity, for finding the channel under the registry's lock without loading the weak reference.
+    /// A new center at a dead one's address has the same identity, but never finds the dead one's channel: the
+    /// registry drops it while the dead center is deallocated (see ``ObserverRegistry``). Outside the lock,
+    /// ``isOn(_:)`` checks both.
     let centerID: ObjectIdentifier
     let name: Notification.Name
     /// The `Notifiable` type, which with the center is the channel's key in the registry.

@@ -35,19 +35,24 @@ final class Mailbox<Payload: Sendable>: Sendable {
         var isScheduled = false
 
         /// Takes up to `limit` payloads from the front, in order.
-        mutating func take(upTo limit: Int) -> ArraySlice<Payload> {
+        ///
+        /// Payloads are user values, which must not be released under the lock: the storage the state lets go of
+        /// (all of it once everything is taken, or the delivered front half when it is compacted) is handed back as
+        /// `retired`, for the caller to release after the lock.
+        mutating func take(upTo limit: Int) -> (batch: [Payload], retired: [Payload]) {
             let end = min(pending.count, head + limit)
-            defer {
-                head = end
-                if head == pending.count {
-                    pending.removeAll(keepingCapacity: true)
-                    head = 0
-                } else if head > pending.count / 2 {
-                    pending.removeFirst(head)
-                    head = 0
-                }
+            let batch = Array(pending[head..<end])
+            head = end
+            var retired: [Payload] = []
+            if head == pending.count {
+                swap(&retired, &pending)
+                head = 0
+            } else if head > pending.count / 2 {
+                retired = pending
+                pending = Array(pending[head...])
+                head = 0
             }
-            return pending[head..<end]
+            return (batch, retired)
         }
     }
 
@@ -74,19 +79,18 @@ final class Mailbox<Payload: Sendable>: Sendable {
 
     /// Drops what is still queued, for a cancelled observation; the payloads are released after the lock.
     func discardPending() {
-        let dropped = state.withLock { state in
-            defer {
-                state.pending = []
-                state.head = 0
-            }
-            return state.pending
+        var dropped: [Payload] = []
+        state.withLock { state in
+            swap(&dropped, &state.pending)
+            state.head = 0
         }
         withExtendedLifetime(dropped) {}
     }
 
     /// Delivers one batch, then either ends (nothing left) or schedules the next batch behind other work.
     private func drain(_ deliver: @escaping @Sendable (Payload) -> Void) {
-        let batch = state.withLock { state in Array(state.take(upTo: Self.batchLimit)) }
+        let (batch, retired) = state.withLock { state in state.take(upTo: Self.batchLimit) }
+        withExtendedLifetime(retired) {}
         for payload in batch { deliver(payload) }
         let more = state.withLock { state in
             if state.head == state.pending.count { state.isScheduled = false }
