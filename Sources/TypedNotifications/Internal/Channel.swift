@@ -94,6 +94,7 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
         if FoundationBridge.isOwnPost(notification, on: self) { return }
         let snapshot = ObserverRegistry.shared.snapshot(of: self)
         guard !snapshot.subscriptions.isEmpty else { return }
+        let sender = notification.object.map { $0 as AnyObject }
         let payload: Subject.Payload
         do {
             payload = try Subject.payload(from: notification)
@@ -101,13 +102,17 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
             if let center {
                 NotificationDiagnostics.report(.decodingFailed(error), for: Subject.self, name: name, in: center)
             }
+            for subscription in snapshot.subscriptions {
+                // Safe: as below.
+                unsafeDowncast(subscription, to: Subscription<Subject>.self)
+                    .reportDecodingFailure(error, from: sender, cancellationsSeen: snapshot.cancellations)
+            }
             return
         }
-        let sender = notification.object.map { $0 as AnyObject }
         for subscription in snapshot.subscriptions {
             // Safe: a channel only ever holds `Subscription<Subject>`s (see `ObserverRegistry.add`).
             unsafeDowncast(subscription, to: Subscription<Subject>.self)
-                .deliver(payload, from: sender, cancellationsSeen: snapshot.cancellations)
+                .deliver(payload, from: sender, cancellationsSeen: snapshot.cancellations, isolation: nil)
         }
     }
 }

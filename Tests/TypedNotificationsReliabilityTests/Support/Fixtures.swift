@@ -141,3 +141,18 @@ struct Numbered: Notifiable {
     let thread: Int
     let index: Int
 }
+
+/// What an observation returned, token or owner-bound, for tests that keep both kinds side by side.
+///
+/// Releasing a `.token` ends its observation; releasing an `.ownerBound` does not (its owner's lifetime does).
+enum HeldObservation {
+    case token(NotificationToken)
+    case ownerBound(OwnerBoundObservation)
+
+    func cancel() {
+        switch self {
+        case .token(let token): token.cancel()
+        case .ownerBound(let observation): observation.cancel()
+        }
+    }
+}

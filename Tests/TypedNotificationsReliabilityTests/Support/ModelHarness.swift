@@ -16,7 +16,7 @@ final class ModelHarness: @unchecked Sendable {
 
     private var senders: [Sender?]
     private var nextGeneration: Int
-    private var tokens: [Int: NotificationToken] = [:]
+    private var tokens: [Int: HeldObservation] = [:]
     private var owners: [Int: Owner] = [:]
     private var specs: [Int: ObserverSpec] = [:]
     private var reacted: Set<Int> = []
@@ -85,6 +85,10 @@ final class ModelHarness: @unchecked Sendable {
         withExtendedLifetime(object) {}
     }
 
+    private func release(_ observation: HeldObservation?) {
+        withExtendedLifetime(observation) {}
+    }
+
     private func sender(_ choice: SenderChoice) -> Sender? {
         switch choice {
         case .none: nil
@@ -96,17 +100,21 @@ final class ModelHarness: @unchecked Sendable {
         specs[spec.id] = spec
         let sender = sender(spec.filter)
         let id = spec.id
-        let token: NotificationToken
+        let token: HeldObservation
         if spec.isOwnerBound {
             let owner = Owner()
             owners[id] = owner
-            token = center.observe(Tick.self, for: owner, from: sender) { [weak self] _, tick in
-                self?.handle(tick, by: id)
-            }
+            token = .ownerBound(
+                center.observe(Tick.self, for: owner, from: sender) { [weak self] _, tick in
+                    self?.handle(tick, by: id)
+                }
+            )
         } else {
-            token = center.observe(Tick.self, from: sender) { [weak self] tick in
-                self?.handle(tick, by: id)
-            }
+            token = .token(
+                center.observe(Tick.self, from: sender) { [weak self] tick in
+                    self?.handle(tick, by: id)
+                }
+            )
         }
         tokens[id] = token
     }
