@@ -97,7 +97,7 @@ extension NotificationCenter {
         isolation: (any Actor)?
     ) {
         let route = ObserverRegistry.shared.route(subject, in: self)
-        var reached = false
+        var reached = 0
         for subscription in route.snapshot.subscriptions {
             // Safe: the route holds only the observers of `Subject` (see `ObserverRegistry.add`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Subject>.self)
@@ -107,9 +107,7 @@ extension NotificationCenter {
                 cancellationsSeen: route.snapshot.cancellations,
                 isolation: isolation
             )
-            if delivered {
-                reached = true
-            }
+            if delivered { reached &+= 1 }
         }
         FoundationBridge.post(
             name: route.name,
@@ -118,8 +116,8 @@ extension NotificationCenter {
             skippedBy: route.channel,
             in: self
         )
-        if !reached, NotificationDiagnostics.reportsUnobservedPosts {
-            NotificationDiagnostics.report(.unobserved, for: subject, name: route.name, in: self)
+        if NotificationDiagnostics.reportsPosts {
+            NotificationDiagnostics.reportPost(reached, for: subject, name: route.name, sender: sender, in: self)
         }
     }
 }

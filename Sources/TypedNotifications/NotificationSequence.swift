@@ -2,8 +2,8 @@ public import Foundation
 
 /// An asynchronous sequence of the payloads posted for one `Notifiable` type on one center.
 ///
-/// Made by ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:)`` or
-/// ``Notifiable/notifications(from:in:bufferingPolicy:)``.
+/// Made by ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:file:line:)`` or
+/// ``Notifiable/notifications(from:in:bufferingPolicy:file:line:)``.
 ///
 /// - Observation begins when the sequence is made, so a post right after that call is never missed, even before
 ///   iteration starts.
@@ -219,7 +219,7 @@ extension NotificationCenter {
     /// Waits for the next `Subject` post on this center and returns its payload.
     ///
     /// Observation begins when the call starts running and ends when it returns. To be sure not to miss a post made
-    /// by code that runs concurrently, make the sequence first with ``notifications(of:from:bufferingPolicy:)``:
+    /// by code that runs concurrently, make the sequence first with ``notifications(of:from:bufferingPolicy:file:line:)``:
     /// it observes from the moment it is made.
     ///
     /// ```swift
@@ -261,7 +261,7 @@ extension NotificationCenter {
 extension Notifiable {
     /// The payloads of this type's posts on `center`, as an asynchronous sequence.
     ///
-    /// Shorthand for ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:)``.
+    /// Shorthand for ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:file:line:)``.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }

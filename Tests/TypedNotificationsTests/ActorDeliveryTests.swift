@@ -21,7 +21,8 @@ import Testing
         #expect(runOnAnotherThreadAndWait { center.post(CounterDidChange(count: 1)) })
         #expect(badge.seen == [], "nothing can run on the main actor while the test holds it")
         center.post(CounterDidChange(count: 2))
-        #expect(badge.seen == [1, 2], "the queued payload first, then the post made on the main actor, before it returned")
+        #expect(
+            badge.seen == [1, 2], "the queued payload first, then the post made on the main actor, before it returned")
         center.post(CounterDidChange(count: 3))
         #expect(badge.seen == [1, 2, 3])
         withExtendedLifetime(token) {}
@@ -194,7 +195,9 @@ import Testing
         tally = nil
         #expect(weakTally == nil)
         center.post(CounterDidChange(count: 1))
-        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0), "its actor gone, the observation has ended")
+        #expect(
+            ObserverRegistry.shared.registrationCounts(in: center) == (0, 0),
+            "its actor gone, the observation has ended")
         withExtendedLifetime(token) {}
     }
 }

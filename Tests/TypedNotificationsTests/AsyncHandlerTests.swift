@@ -112,9 +112,11 @@ import Testing
         }
         center.post(Reading(celsius: 1), from: kitchen)
         center.post(Reading(celsius: 2))
-        center.post(name: Reading.notificationName, object: kitchen, userInfo: Reading.userInfo(for: Reading(celsius: 3)))
+        center.post(
+            name: Reading.notificationName, object: kitchen, userInfo: Reading.userInfo(for: Reading(celsius: 3)))
         // A plain post whose object is not a `Thermometer`: the handler gets `nil`, not a wrong cast.
-        center.post(name: Reading.notificationName, object: Sender(), userInfo: Reading.userInfo(for: Reading(celsius: 4)))
+        center.post(
+            name: Reading.notificationName, object: Sender(), userInfo: Reading.userInfo(for: Reading(celsius: 4)))
         #expect(seen.values == ["1.0 kitchen", "2.0 nil", "3.0 kitchen", "4.0 nil"])
         withExtendedLifetime(token) {}
     }

@@ -519,6 +519,8 @@ extension MigratingArticle {
                 print("\(event.name.rawValue) reached no typed observer")
             case .dropped:
                 print("a bounded sequence dropped a payload of \(event.name.rawValue)")
+            case .posted(let reached):
+                print("\(event.name.rawValue) reached \(reached) typed observers")
             }
         }
         NotificationDiagnostics.reportsUnobservedPosts = true

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TypedNotifications
 
 // MARK: - Notification types
