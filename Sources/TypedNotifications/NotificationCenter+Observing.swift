@@ -336,7 +336,7 @@ extension Notifiable where Self: Equatable, Payload == Self {
     ///
     /// This is how enum cases act as notification names (`PaymentNotifications.accepted` below): all cases
     /// travel under the type's one name, and each observer sees only its case. Otherwise as
-    /// ``Notifiable/observe(from:in:delivery:file:line:_:)-(_,_,_,_,_,(Self.Payload)->Void)``.
+    /// ``Notifiable/observe(from:in:delivery:file:line:_:)-(_,_,_,_,_,(Payload)->Void)``.
     ///
     /// ```swift
     /// enum PaymentNotifications: Notifiable, Equatable {

@@ -4,7 +4,7 @@ public import Foundation
 /// ``NotificationSequence`` dropped, and, if asked, typed posts that reached no typed observer, or every typed post.
 ///
 /// Silent by default. Install a handler for the whole process (``setHandler(_:)``), for logging; or for one scope
-/// (``withHandler(_:operation:)-(_,()async throws->Result)``), in tests that run in parallel. A handler runs
+/// (``withHandler(_:operation:)``), in tests that run in parallel. A handler runs
 /// synchronously on the posting thread, so keep it short and do not post from it.
 ///
 /// ```swift
@@ -60,7 +60,7 @@ public enum NotificationDiagnostics {
     private static let handler = Locked<(@Sendable (Event) -> Void)?>(nil)
     private static let unobservedReports = AtomicWord.make()
     private static let postTraces = AtomicWord.make()
-    /// Whether any ``withHandler(_:operation:)-(_,()async throws->Result)`` scope is active, so that reports outside
+    /// Whether any ``withHandler(_:operation:)`` scope is active, so that reports outside
     /// one skip the task-local lookup.
     private static let scopes = AtomicWord.make()
     @TaskLocal private static var scopedHandler: (@Sendable (Event) -> Void)?
@@ -73,7 +73,8 @@ public enum NotificationDiagnostics {
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// let center = NotificationCenter()
-    /// NotificationDiagnostics.withHandler({ event in print(event) }) {
+    /// let log: @Sendable (NotificationDiagnostics.Event) -> Void = { event in print(event) }
+    /// NotificationDiagnostics.withHandler(log) {
     ///     center.post(name: CounterDidChange.notificationName, object: nil)   // cannot be decoded: reported
     /// }
     /// ```
@@ -91,12 +92,13 @@ public enum NotificationDiagnostics {
         return try $scopedHandler.withValue(handler, operation: operation)
     }
 
-    /// As ``withHandler(_:operation:)-(_,()throws->Result)``, for asynchronous code.
+    /// As ``withHandler(_:operation:)``, for asynchronous code.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// func check(_ center: NotificationCenter) async {
-    ///     await NotificationDiagnostics.withHandler({ event in print(event) }) {
+    ///     let log: @Sendable (NotificationDiagnostics.Event) -> Void = { event in print(event) }
+    ///     await NotificationDiagnostics.withHandler(log) {
     ///         await Task { center.post(name: CounterDidChange.notificationName, object: nil) }.value
     ///     }
     /// }
@@ -104,6 +106,7 @@ public enum NotificationDiagnostics {
     ///
     /// - Parameters:
     ///   - handler: Called synchronously on the posting thread for each event of the scope.
+    ///   - isolation: The caller's actor, in which `operation` runs; leave the default.
     ///   - operation: The code whose events `handler` receives.
     /// - Returns: What `operation` returns.
     public static func withHandler<Result>(

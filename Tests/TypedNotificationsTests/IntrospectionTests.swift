@@ -70,7 +70,8 @@ import TypedNotifications
         let center = NotificationCenter()
         let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
         let inside = Recorded<String>()
-        await NotificationDiagnostics.withHandler({ event in inside.append(event.name.rawValue) }) {
+        let record: @Sendable (NotificationDiagnostics.Event) -> Void = { event in inside.append(event.name.rawValue) }
+        await NotificationDiagnostics.withHandler(record) {
             center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: ["amount": 1])
             await Task {
                 center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: [:])
@@ -89,7 +90,8 @@ import TypedNotifications
                     let center = NotificationCenter()
                     let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
                     let events = Counter()
-                    NotificationDiagnostics.withHandler({ _ in events.increment() }) {
+                    let count: @Sendable (NotificationDiagnostics.Event) -> Void = { _ in events.increment() }
+                    NotificationDiagnostics.withHandler(count) {
                         for _ in 0..<failures {
                             center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil)
                         }
