@@ -13,6 +13,11 @@ final class ModelHarness: @unchecked Sendable {
     private(set) var sightings: [[Sighting]] = [[], []]
     /// How often a new sender got the address of the one it replaced (the case sender filtering must survive).
     private(set) var reusedAddresses = 0
+    /// Calls of a sender-taking handler (every odd observer that is not owner-bound) whose sender was not the
+    /// object of the post in progress: its sender if it is a `Sender`, otherwise `nil`.
+    private(set) var wrongSenders: [String] = []
+    /// The object of each post in progress, innermost last.
+    private var postObjects: [AnyObject?] = []
 
     private var senders: [Sender?]
     private var nextGeneration: Int
@@ -53,6 +58,7 @@ final class ModelHarness: @unchecked Sendable {
 
     func takeRecords() -> (deliveries: [Delivery], sightings: [[Sighting]]) {
         defer {
+            wrongSenders.removeAll()
             deliveries.removeAll(keepingCapacity: true)
             for index in sightings.indices { sightings[index].removeAll(keepingCapacity: true) }
         }
@@ -109,9 +115,16 @@ final class ModelHarness: @unchecked Sendable {
                     self?.handle(tick, by: id)
                 }
             )
-        } else {
+        } else if id.isMultiple(of: 2) {
             token = .token(
                 center.observe(Tick.self, from: sender) { [weak self] tick in
+                    self?.handle(tick, by: id)
+                }
+            )
+        } else {
+            token = .token(
+                center.observe(Tick.self, from: sender) { [weak self] tick, postSender in
+                    self?.checkSender(postSender, of: tick, by: id)
                     self?.handle(tick, by: id)
                 }
             )
@@ -121,6 +134,8 @@ final class ModelHarness: @unchecked Sendable {
 
     private func post(_ post: PostSpec) {
         let sender = sender(post.sender)
+        postObjects.append(sender)
+        defer { postObjects.removeLast() }
         switch post.style {
         case .typed:
             center.post(Tick(id: post.id), from: sender)
@@ -152,6 +167,13 @@ final class ModelHarness: @unchecked Sendable {
         }
     }
 
+    private func checkSender(_ received: AnyObject?, of tick: Tick, by observer: Int) {
+        let expected = postObjects.last.flatMap { $0 as? Sender }
+        if received !== expected {
+            wrongSenders.append("observer \(observer) got \(String(describing: received)) for post \(tick.id)")
+        }
+    }
+
     private func record(_ notification: Notification, by recorder: Int) {
         let tick = notification.userInfo?[Notification.typedPayloadKey] as? Tick
         let sender = (notification.object as? Sender)?.generation ?? -1
@@ -175,6 +197,8 @@ final class ModelHarness: @unchecked Sendable {
     }
 
     private func repostVerbatim(_ notification: Notification, asNotification: Bool) {
+        postObjects.append(notification.object.map { $0 as AnyObject })
+        defer { postObjects.removeLast() }
         if asNotification {
             center.post(notification)
         } else {
