@@ -176,10 +176,9 @@ extension NotificationCenter {
                 sender: nil,
                 owner: nil,
                 executor: nil,
-                handler: .payloadAndSender { payload, sender in handler(.success(payload), sender) },
+                handler: .everyPost(handler),
                 site: ObservationSite(fileID: file, line: line),
-                kind: nil,
-                decodingFailed: { error, sender in handler(.failure(error), sender) }
+                kind: nil
             )
         }
         return NotificationToken(subscription)

@@ -80,6 +80,56 @@ var timedScenarios: [TimedScenario] = [
             deliveriesPerOperation: 2
         )
     },
+    TimedScenario(title: "post from 4 threads at once, 1 observer", twin: "plain", target: nil, stretch: nil) {
+        let typed = TypedFixture(observers: 1)
+        let plain = PlainFixture(observers: 1)
+        return Pair(
+            typed: Side(
+                run: { count in DispatchQueue.concurrentPerform(iterations: 4) { _ in typed.post(count) } },
+                sink: typed.sink),
+            twin: Side(
+                run: { count in DispatchQueue.concurrentPerform(iterations: 4) { _ in plain.post(count) } },
+                sink: plain.sink),
+            deliveriesPerOperation: 4
+        )
+    },
+    // A main-actor observer: during a post made on the main actor, against a plain observer on the posting thread.
+    TimedScenario(title: "post on the main actor, 1 main-actor observer", twin: "plain", target: nil, stretch: nil) {
+        let typed = TypedMainActorFixture()
+        let plain = PlainMainThreadFixture()
+        return Pair(
+            typed: Side(run: { typed.postOnMainActor($0) }, sink: typed.sink),
+            twin: Side(run: { plain.postOnMainThread($0) }, sink: plain.sink),
+            deliveriesPerOperation: 1
+        )
+    },
+    // Posted off the main actor: what the poster pays to queue the payload (typed), against an observer that hops
+    // with `DispatchQueue.main.async`; the deliveries run after the benchmark, so nothing is counted.
+    TimedScenario(title: "post off the main actor, 1 main-actor observer", twin: "plain", target: nil, stretch: nil) {
+        let typed = TypedMainActorFixture()
+        let plain = PlainMainThreadFixture()
+        return Pair(
+            typed: Side(run: { typed.postOffMainActor($0) }, sink: Sink()),
+            twin: Side(run: { plain.postHoppingToMain($0) }, sink: Sink()),
+            deliveriesPerOperation: 0
+        )
+    },
+    TimedScenario(title: "queue delivery, 1 observer, until delivered", twin: "plain", target: nil, stretch: nil) {
+        let fixture = QueueFixture()
+        return Pair(
+            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
+            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
+            deliveriesPerOperation: 1
+        )
+    },
+    TimedScenario(title: "async sequence, until consumed", twin: "plain", target: nil, stretch: nil) {
+        let fixture = SequenceFixture()
+        return Pair(
+            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
+            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
+            deliveriesPerOperation: 1
+        )
+    },
 ]
 if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
     timedScenarios += [

@@ -284,7 +284,7 @@ final class ObserverRegistry: Sendable {
                         delivery: TypedObservation.Delivery(subscription.kind),
                         filtersBySender: subscription.filtersBySender,
                         isOwnerBound: subscription.isOwnerBound,
-                        fileID: "\(subscription.site.fileID)",
+                        fileID: subscription.site.fileID,
                         line: Int(subscription.site.line)
                     )
                 }

@@ -29,19 +29,19 @@ class AnySubscription: Observation, @unchecked Sendable {
     /// never match again, even when a new object reuses its address. Set once, in `init`.
     @usableFromInline
     weak var sender: AnyObject?
-    @usableFromInline
-    let filtersBySender: Bool
     /// For owner-bound observations: once the owner is gone, the observation ends. Set once, in `init`.
     @usableFromInline
     weak var owner: AnyObject?
+    /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
+    let site: ObservationSite
+    // The one-byte fields follow one another, so that they share a word.
+    @usableFromInline
+    let filtersBySender: Bool
     @usableFromInline
     let isOwnerBound: Bool
     /// Set once, when the observation ends (cancelled, or swept after its owner died). Guarded by the registry's
     /// lock; a post reads it only when its channel's ``AnyChannel/cancellations`` says an observer has ended.
     var isCancelled = false
-
-    /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
-    let site: ObservationSite
     let kind: ObservationKind
 
     init(channel: AnyChannel, sender: AnyObject?, owner: AnyObject?, site: ObservationSite, kind: ObservationKind) {
@@ -116,6 +116,9 @@ enum Handler<Payload: Sendable>: Sendable {
     case payloadAndSender(@Sendable (Payload, AnyObject?) -> Void)
     /// An `async` handler, run by a task, one delivery at a time.
     case async(@Sendable (Payload, AnyObject?) async -> Void)
+    /// Takes every post with its sender, decoded or, for a plain post that cannot be decoded, the error; for the
+    /// testing kit.
+    case everyPost(@Sendable (Result<Payload, any Error>, AnyObject?) -> Void)
 
     var takesSender: Bool {
         if case .payload = self { return false }
@@ -136,8 +139,6 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue, actor or task.
     @usableFromInline
     let mailbox: Mailbox<Delivery<Subject.Payload>>?
-    /// Told about plain posts that `Subject.payload(from:)` cannot decode, with their sender; for the testing kit.
-    let decodingFailed: (@Sendable (any Error, AnyObject?) -> Void)?
 
     @usableFromInline
     init(
@@ -147,11 +148,9 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
         executor: Executor?,
         handler: Handler<Subject.Payload>,
         site: ObservationSite,
-        kind: ObservationKind?,
-        decodingFailed: (@Sendable (any Error, AnyObject?) -> Void)? = nil
+        kind: ObservationKind?
     ) {
         self.handler = handler
-        self.decodingFailed = decodingFailed
         self.mailbox = executor.map(Mailbox.init)
         super.init(
             channel: channel,
@@ -169,8 +168,10 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     /// Tells an observer that wants to know about a plain post that could not be decoded, if it would have
     /// delivered the post; on the posting thread.
     func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
-        guard let decodingFailed, !hasEnded(cancellationsSeen: count), isAlive, accepts(postSender) else { return }
-        decodingFailed(error, postSender)
+        guard case .everyPost(let handler) = handler, !hasEnded(cancellationsSeen: count), isAlive,
+            accepts(postSender)
+        else { return }
+        handler(.failure(error), postSender)
     }
 
     /// Delivers one post if the observation is still active and the sender matches.
@@ -230,6 +231,7 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
         switch handler {
         case .payload(let handler): handler(delivery.payload)
         case .payloadAndSender(let handler): handler(delivery.payload, delivery.sender)
+        case .everyPost(let handler): handler(.success(delivery.payload), delivery.sender)
         case .async: preconditionFailure("an async handler runs from its mailbox")
         }
     }
@@ -255,16 +257,28 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     }
 }
 
-/// Where an observation was made: the `#fileID` and `#line` of the observing call, captured as static data.
+/// Where an observation was made: the `#fileID` and `#line` of the observing call, kept as the literal's address and
+/// length and the line, in two words.
+///
+/// `@unchecked Sendable` because of the pointer: it points at a string literal, immutable static data of the module
+/// that made the observation, which is never written or freed while the process runs.
 @usableFromInline
-struct ObservationSite: Sendable {
-    let fileID: StaticString
-    let line: UInt
+struct ObservationSite: @unchecked Sendable {
+    /// The UTF-8 bytes of a `#fileID` literal: static data of the calling module, never freed.
+    private let start: UnsafePointer<UInt8>
+    private let length: UInt32
+    let line: UInt32
 
     @usableFromInline
     init(fileID: StaticString, line: UInt) {
-        self.fileID = fileID
-        self.line = line
+        // `#fileID` is always a string literal, so the static string has a pointer representation.
+        start = fileID.utf8Start
+        length = UInt32(truncatingIfNeeded: fileID.utf8CodeUnitCount)
+        self.line = UInt32(truncatingIfNeeded: line)
+    }
+
+    var fileID: String {
+        String(decoding: UnsafeBufferPointer(start: start, count: Int(length)), as: UTF8.self)
     }
 }
 

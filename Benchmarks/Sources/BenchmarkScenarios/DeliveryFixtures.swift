@@ -1,0 +1,217 @@
+import Dispatch
+import Foundation
+import TypedNotifications
+
+// Fixtures for delivery off the posting thread: one observer on the main actor, on a queue, or behind an async
+// sequence, each with the plain-`NotificationCenter` code that does the same by hand.
+
+/// One typed main-actor observer (`observeOnMainActor`) of ``Tick``.
+package final class TypedMainActorFixture: @unchecked Sendable {
+    package let center = NotificationCenter()
+    package let sink = Sink()
+    private var token: NotificationToken?
+
+    package init() {
+        let sink = sink
+        token = center.observeOnMainActor(Tick.self) { tick in sink.add(tick.sequence) }
+    }
+
+    /// `count` posts made on the main actor: the observer runs during each post.
+    @MainActor
+    @inline(never)
+    package func postOnMainActor(_ count: Int) {
+        let center = center
+        for _ in 0..<count {
+            center.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"))
+        }
+    }
+
+    /// `count` posts made off the main actor: each queues its payload for the main actor and returns. The deliveries
+    /// run once the main actor is free, after the benchmark.
+    @inline(never)
+    package nonisolated func postOffMainActor(_ count: Int) {
+        let center = center
+        for _ in 0..<count {
+            center.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"))
+        }
+    }
+}
+
+/// The plain twins of ``TypedMainActorFixture``: an observer that runs on the posting thread (what Foundation does for
+/// a `queue: .main` observer when the post is made on the main thread), and one that hops to the main queue by hand
+/// (`queue: .main` itself would make an off-main `post` wait for the main thread).
+package final class PlainMainThreadFixture: @unchecked Sendable {
+    package let center = NotificationCenter()
+    package let sink = Sink()
+    /// Counts nothing: the hopping observer's deliveries run after the benchmark.
+    package let laterSink = Sink()
+    private var registrations: [any NSObjectProtocol] = []
+    private static let hopping = Notification.Name("PlainTick.mainQueue")
+
+    package init() {
+        let sink = sink
+        let laterSink = laterSink
+        registrations.append(
+            center.addObserver(forName: PlainTick.name, object: nil, queue: nil) { notification in
+                if let tick = notification.userInfo?["tick"] as? Tick { sink.add(tick.sequence) }
+            }
+        )
+        registrations.append(
+            center.addObserver(forName: Self.hopping, object: nil, queue: nil) { notification in
+                if let tick = notification.userInfo?["tick"] as? Tick {
+                    DispatchQueue.main.async { laterSink.add(tick.sequence) }
+                }
+            }
+        )
+    }
+
+    deinit {
+        for registration in registrations { center.removeObserver(registration) }
+    }
+
+    @MainActor
+    @inline(never)
+    package func postOnMainThread(_ count: Int) {
+        let center = center
+        for _ in 0..<count {
+            center.post(
+                name: PlainTick.name, object: nil, userInfo: ["tick": Tick(sequence: 1, price: 187.25, symbol: "AAPL")])
+        }
+    }
+
+    @inline(never)
+    package nonisolated func postHoppingToMain(_ count: Int) {
+        let center = center
+        for _ in 0..<count {
+            center.post(
+                name: Self.hopping, object: nil, userInfo: ["tick": Tick(sequence: 1, price: 187.25, symbol: "AAPL")])
+        }
+    }
+}
+
+/// One typed observer delivered on a serial `DispatchQueue`, and its plain twin that re-dispatches by hand. Each run
+/// posts `count` times, then waits until the queue has delivered them all.
+package final class QueueFixture: @unchecked Sendable {
+    package let typedCenter = NotificationCenter()
+    package let plainCenter = NotificationCenter()
+    package let typedSink = Sink()
+    package let plainSink = Sink()
+    private let typedQueue = DispatchQueue(label: "bench.typed")
+    private let plainQueue = DispatchQueue(label: "bench.plain")
+    private var token: NotificationToken?
+    private var registration: (any NSObjectProtocol)?
+
+    package init() {
+        let typedSink = typedSink
+        let plainSink = plainSink
+        let plainQueue = plainQueue
+        token = typedCenter.observe(Tick.self, delivery: .async(on: typedQueue)) { tick in typedSink.add(tick.sequence)
+        }
+        registration = plainCenter.addObserver(forName: PlainTick.name, object: nil, queue: nil) { notification in
+            if let tick = notification.userInfo?["tick"] as? Tick {
+                plainQueue.async { plainSink.add(tick.sequence) }
+            }
+        }
+    }
+
+    deinit {
+        if let registration { plainCenter.removeObserver(registration) }
+    }
+
+    @inline(never)
+    package func postTyped(_ count: Int) {
+        let center = typedCenter
+        for _ in 0..<count {
+            center.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"))
+        }
+        typedQueue.sync {}
+    }
+
+    @inline(never)
+    package func postPlain(_ count: Int) {
+        let center = plainCenter
+        for _ in 0..<count {
+            center.post(
+                name: PlainTick.name, object: nil, userInfo: ["tick": Tick(sequence: 1, price: 187.25, symbol: "AAPL")])
+        }
+        plainQueue.sync {}
+    }
+}
+
+/// A typed `NotificationSequence` consumed by a task, and its plain twin: an observer that yields into an
+/// `AsyncStream`. Each run posts `count` times, then waits until the consumer has taken them all.
+package final class SequenceFixture: @unchecked Sendable {
+    package let typedCenter = NotificationCenter()
+    package let plainCenter = NotificationCenter()
+    package let typedSink = Sink()
+    package let plainSink = Sink()
+    private let typedTaken = DispatchSemaphore(value: 0)
+    private let plainTaken = DispatchSemaphore(value: 0)
+    private let typedTarget = Target()
+    private let plainTarget = Target()
+    private var registration: (any NSObjectProtocol)?
+    private var consumers: [Task<Void, Never>] = []
+
+    /// How many payloads the consumer must have taken before it signals.
+    private final class Target: @unchecked Sendable {
+        // Written by the posting thread before its posts, read by the consumer after it took a payload that those
+        // posts made: the sequence's own lock orders the two.
+        var value = 0
+    }
+
+    package init() {
+        let typedSink = typedSink
+        let plainSink = plainSink
+        let typedTaken = typedTaken
+        let plainTaken = plainTaken
+        let typedTarget = typedTarget
+        let plainTarget = plainTarget
+        let typed = typedCenter.notifications(of: Tick.self)
+        let (plain, continuation) = AsyncStream.makeStream(of: Tick.self)
+        registration = plainCenter.addObserver(forName: PlainTick.name, object: nil, queue: nil) { notification in
+            if let tick = notification.userInfo?["tick"] as? Tick { continuation.yield(tick) }
+        }
+        consumers.append(
+            Task.detached {
+                for await tick in typed {
+                    typedSink.add(tick.sequence)
+                    if typedSink.value == typedTarget.value { typedTaken.signal() }
+                }
+            }
+        )
+        consumers.append(
+            Task.detached {
+                for await tick in plain {
+                    plainSink.add(tick.sequence)
+                    if plainSink.value == plainTarget.value { plainTaken.signal() }
+                }
+            }
+        )
+    }
+
+    deinit {
+        if let registration { plainCenter.removeObserver(registration) }
+        for consumer in consumers { consumer.cancel() }
+    }
+
+    @inline(never)
+    package func postTyped(_ count: Int) {
+        typedTarget.value = typedSink.value + count
+        let center = typedCenter
+        for _ in 0..<count {
+            center.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"))
+        }
+        typedTaken.wait()
+    }
+
+    @inline(never)
+    package func postPlain(_ count: Int) {
+        plainTarget.value = plainSink.value + count
+        let center = plainCenter
+        for _ in 0..<count {
+            center.post(
+                name: PlainTick.name, object: nil, userInfo: ["tick": Tick(sequence: 1, price: 187.25, symbol: "AAPL")])
+        }
+        plainTaken.wait()
+    }
+}
