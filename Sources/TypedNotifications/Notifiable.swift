@@ -117,6 +117,23 @@ public protocol Notifiable: SendableMetatype {
     /// - Parameter payload: The payload being posted.
     /// - Returns: The dictionary handed to `NotificationCenter.post(name:object:userInfo:)`.
     static func userInfo(for payload: Payload) -> [AnyHashable: Any]?
+
+    /// Whether typed posts of this type also go through `NotificationCenter`, for plain observers; `true` unless a
+    /// type opts out.
+    ///
+    /// A type that no plain observer reads (a per-frame or per-tick event on a hot path) can return `false` to be
+    /// *typed-only*: its posts reach its typed observers and never touch Foundation, which makes them several times
+    /// cheaper (no `userInfo`, no Foundation post). The price: plain `NotificationCenter` observers of its name never
+    /// see its typed posts, and its typed observers never see plain posts under its name. Debug builds report such a
+    /// plain post through ``NotificationDiagnostics`` as ``NotificationDiagnostics/Event/Kind/plainPostIgnored``.
+    ///
+    /// ```swift
+    /// struct FrameDidRender: Notifiable {
+    ///     static var postsThroughFoundation: Bool { false }
+    ///     let frame: Int
+    /// }
+    /// ```
+    static var postsThroughFoundation: Bool { get }
 }
 
 extension Notifiable {
@@ -129,4 +146,13 @@ extension Notifiable {
     public static var notificationName: Notification.Name {
         DerivedNames.name(for: Self.self)
     }
+
+    /// `true`: typed posts also reach plain `NotificationCenter` observers, and plain posts reach typed observers.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// print(CounterDidChange.postsThroughFoundation)   // true
+    /// ```
+    @inlinable
+    public static var postsThroughFoundation: Bool { true }
 }

@@ -85,7 +85,7 @@ extension NotificationCenter {
     }
 
     /// The one posting path, the same on every platform: typed observers first, directly and without `userInfo`;
-    /// then Foundation, for plain observers, with the package's bridge told to skip this post (see
+    /// then, unless the type is typed-only (``Notifiable/postsThroughFoundation``), Foundation, for plain observers, with the package's bridge told to skip this post (see
     /// `FoundationBridge`).
     ///
     /// Inlinable, so that it is specialised for the posted type in the caller's module.
@@ -109,13 +109,15 @@ extension NotificationCenter {
             )
             if delivered { reached &+= 1 }
         }
-        FoundationBridge.post(
-            name: route.name,
-            sender: sender,
-            userInfo: subject.userInfo(for: payload),
-            skippedBy: route.channel,
-            in: self
-        )
+        if subject.postsThroughFoundation {
+            FoundationBridge.post(
+                name: route.name,
+                sender: sender,
+                userInfo: subject.userInfo(for: payload),
+                skippedBy: route.channel,
+                in: self
+            )
+        }
         if NotificationDiagnostics.reportsPosts {
             NotificationDiagnostics.reportPost(reached, for: subject, name: route.name, sender: sender, in: self)
         }

@@ -27,6 +27,10 @@ public enum NotificationDiagnostics {
             case dropped
             /// A typed post, and how many typed observers it reached (reported only when ``tracesPosts`` is on).
             case posted(typedObserversReached: Int)
+            /// A plain post under the name of a typed-only type (``Notifiable/postsThroughFoundation`` is `false`),
+            /// which its typed observers do not see; reported in debug builds only, while the type has typed
+            /// observers on that center.
+            case plainPostIgnored
         }
 
         /// What happened.
@@ -50,6 +54,8 @@ public enum NotificationDiagnostics {
                 "\(String(reflecting: type)): a post of \(name.rawValue) reached no typed observer"
             case .dropped:
                 "\(String(reflecting: type)): a bounded sequence dropped a payload of \(name.rawValue)"
+            case .plainPostIgnored:
+                "\(String(reflecting: type)): a plain post of \(name.rawValue) was ignored: the type is typed-only"
             case .posted(let reached):
                 "\(String(reflecting: type)): posted \(name.rawValue) from \(sender ?? "no sender"), "
                     + "reaching \(reached) typed observer\(reached == 1 ? "" : "s")"

@@ -573,6 +573,8 @@ extension MigratingArticle {
                 print("a bounded sequence dropped a payload of \(event.name.rawValue)")
             case .posted(let reached):
                 print("\(event.name.rawValue) reached \(reached) typed observers")
+            case .plainPostIgnored:
+                print("\(event.name.rawValue) is typed-only: a plain post of it was ignored")
             }
         }
         NotificationDiagnostics.reportsUnobservedPosts = true

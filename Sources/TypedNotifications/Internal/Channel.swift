@@ -100,6 +100,16 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
     func receivePlain(_ notification: Notification) {
         synchronizeWithCreation()
         if FoundationBridge.isOwnPost(notification, on: self) { return }
+        guard Subject.postsThroughFoundation else {
+            // A typed-only type's typed posts never reach Foundation: this is a plain post, which its typed observers
+            // do not see. Debug builds say so.
+            #if DEBUG
+            if let center {
+                NotificationDiagnostics.report(.plainPostIgnored, for: Subject.self, name: name, in: center)
+            }
+            #endif
+            return
+        }
         let snapshot = ObserverRegistry.shared.snapshot(of: self)
         guard !snapshot.subscriptions.isEmpty else { return }
         let sender = notification.object.map { $0 as AnyObject }
