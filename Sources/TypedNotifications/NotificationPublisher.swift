@@ -10,12 +10,12 @@ public import OpenCombine
 public import TypedNotifications
 public import Foundation
 
-typealias CombineSubscription = OpenCombine.Subscription
+private typealias CombineSubscription = OpenCombine.Subscription
 #elseif canImport(Combine)
 public import Combine
 public import Foundation
 
-typealias CombineSubscription = Combine.Subscription
+private typealias CombineSubscription = Combine.Subscription
 #endif
 
 #if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
