@@ -1,5 +1,9 @@
 public import Foundation
 
+// Observers whose handler runs on the posting thread, or on a queue: the forms that take a
+// ``NotificationDelivery``. Observers isolated to an actor are in `NotificationCenter+ObservingOnActors.swift`,
+// `async` handlers in `NotificationCenter+ObservingAsync.swift`.
+
 // MARK: - Observing on a center
 
 extension NotificationCenter {
@@ -26,6 +30,8 @@ extension NotificationCenter {
     ///   - subject: The notification type to observe.
     ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender.
     ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` unless given.
+    ///   - file: Where the observation is made, for ``typedObservations``; leave the default.
+    ///   - line: Where the observation is made, for ``typedObservations``; leave the default.
     ///   - handler: Receives each payload.
     /// - Returns: The token that keeps the observation alive.
     @inlinable
@@ -33,9 +39,68 @@ extension NotificationCenter {
         _ subject: Subject.Type,
         from sender: Subject.Sender? = nil,
         delivery: NotificationDelivery = .immediate,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         _ handler: @escaping @Sendable (Subject.Payload) -> Void
     ) -> NotificationToken {
-        NotificationToken(register(subject, sender: sender, owner: nil, executor: delivery.executor, handler: handler))
+        NotificationToken(
+            register(
+                subject,
+                sender: sender,
+                executor: delivery.executor,
+                handler: .payload(handler),
+                site: ObservationSite(fileID: file, line: line)
+            )
+        )
+    }
+
+    /// Calls `handler` with the payload and the sender of every `Subject` post on this center, until the token is
+    /// cancelled or released.
+    ///
+    /// For code that observes many senders and must know which one posted. The sender is the post's `from:` object,
+    /// or for a plain post its `object`; it is `nil` when there is none or when it is not a `Subject.Sender`. With a
+    /// queue ``NotificationDelivery``, the sender is kept until the handler has run, as Foundation keeps `object`
+    /// for observers registered with a queue. Otherwise as ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload)->Void)``.
+    ///
+    /// ```swift
+    /// final class Document: Sendable { let title: String; init(title: String) { self.title = title } }
+    /// struct DocumentDidSave: Notifiable {
+    ///     typealias Sender = Document
+    ///     let bytes: Int
+    /// }
+    ///
+    /// let center = NotificationCenter()
+    /// let token = center.observe(DocumentDidSave.self) { save, document in
+    ///     print(document?.title ?? "?", save.bytes)
+    /// }
+    /// center.post(DocumentDidSave(bytes: 10), from: Document(title: "Notes"))   // prints "Notes 10"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - subject: The notification type to observe.
+    ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender.
+    ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` unless given.
+    ///   - file: Where the observation is made, for ``typedObservations``; leave the default.
+    ///   - line: Where the observation is made, for ``typedObservations``; leave the default.
+    ///   - handler: Receives each payload and its sender.
+    /// - Returns: The token that keeps the observation alive.
+    public func observe<Subject: Notifiable>(
+        _ subject: Subject.Type,
+        from sender: Subject.Sender? = nil,
+        delivery: NotificationDelivery = .immediate,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Subject.Payload, Subject.Sender?) -> Void
+    ) -> NotificationToken {
+        NotificationToken(
+            register(
+                subject,
+                sender: sender,
+                executor: delivery.executor,
+                handler: .payloadAndSender { payload, sender in handler(payload, sender as? Subject.Sender) },
+                site: ObservationSite(fileID: file, line: line)
+            )
+        )
     }
 
     /// Calls `handler` with `owner` and the payload of every `Subject` post, for as long as `owner` lives.
@@ -43,9 +108,12 @@ extension NotificationCenter {
     /// Subscribe and forget: `owner` is not retained, and the observation ends by itself when `owner` is
     /// deallocated (its handler is never called after that, and its registration is dropped at the next post or
     /// observation on the same name and center). While the handler runs it holds `owner`, so an owner released
-    /// from inside its own handler's nested posts lives, and is called, until that handler returns. The returned token may be ignored; releasing it does not end the
-    /// observation, but ``NotificationToken/cancel()`` ends it early. Delivery is as for
-    /// ``observe(_:from:delivery:_:)``.
+    /// from inside its own handler's nested posts lives, and is called, until that handler returns. Nothing needs to
+    /// keep the returned ``OwnerBoundObservation``; its ``OwnerBoundObservation/cancel()`` ends the observation
+    /// early. Delivery is as for ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload)->Void)``.
+    ///
+    /// When `owner` is an actor, the overload whose handler is isolated to it is chosen instead
+    /// (``observe(_:for:from:file:line:_:)``).
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -63,92 +131,58 @@ extension NotificationCenter {
     ///   - owner: The object whose lifetime bounds the observation; passed back to the handler.
     ///   - sender: Only posts from this object are delivered; `nil` for every sender.
     ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` unless given.
+    ///   - file: Where the observation is made, for ``typedObservations``; leave the default.
+    ///   - line: Where the observation is made, for ``typedObservations``; leave the default.
     ///   - handler: Receives the owner and each payload.
-    /// - Returns: A token that can end the observation early.
+    /// - Returns: What can end the observation early; it need not be kept.
     @discardableResult
+    @_disfavoredOverload
     public func observe<Subject: Notifiable, Owner: AnyObject & Sendable>(
         _ subject: Subject.Type,
         for owner: Owner,
         from sender: Subject.Sender? = nil,
         delivery: NotificationDelivery = .immediate,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, Subject.Payload) -> Void
-    ) -> NotificationToken {
-        let subscription = register(subject, sender: sender, owner: owner, executor: delivery.executor) {
-            [weak owner] payload in
+    ) -> OwnerBoundObservation {
+        let handler: Handler<Subject.Payload> = .payload { [weak owner] payload in
             if let owner { handler(owner, payload) }
         }
-        return NotificationToken(subscription, endsOnRelease: false)
+        return OwnerBoundObservation(
+            register(
+                subject,
+                sender: sender,
+                owner: owner,
+                executor: delivery.executor,
+                handler: handler,
+                site: ObservationSite(fileID: file, line: line)
+            )
+        )
     }
 
-    /// Calls a main-actor `handler` with the payload of every `Subject` post, until the token is cancelled or
-    /// released.
-    ///
-    /// The handler is isolated to the main actor at compile time and runs there, asynchronously: `post` enqueues the
-    /// payload and returns, from any thread. For each observer, payloads posted from one thread arrive in post order;
-    /// cancelling drops what is still queued. Otherwise as ``observe(_:from:delivery:_:)``.
-    ///
-    /// ```swift
-    /// struct CounterDidChange: Notifiable { let count: Int }
-    /// @MainActor final class CounterLabel { var text = "" }
-    ///
-    /// let center = NotificationCenter()
-    /// let label = CounterLabel()
-    /// let token = center.observeOnMainActor(CounterDidChange.self) { change in label.text = "\(change.count)" }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - subject: The notification type to observe.
-    ///   - sender: Only posts from this object are delivered; `nil` for every sender.
-    ///   - handler: Receives each payload on the main actor.
-    /// - Returns: The token that keeps the observation alive.
-    public func observeOnMainActor<Subject: Notifiable>(
+    /// Calls `handler` with every `Subject` post on this center, from any sender, with its sender: decoded, or, for a
+    /// plain post that ``Notifiable/payload(from:)`` cannot decode, the error. For the testing kit, which reports
+    /// both; otherwise as ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload,Subject.Sender?)->Void)``.
+    package func observeEveryPost<Subject: Notifiable>(
         _ subject: Subject.Type,
-        from sender: Subject.Sender? = nil,
-        _ handler: @escaping @MainActor @Sendable (Subject.Payload) -> Void
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Result<Subject.Payload, any Error>, AnyObject?) -> Void
     ) -> NotificationToken {
-        let subscription = register(subject, sender: sender, owner: nil, executor: .mainActor) { payload in
-            MainActor.assumeIsolated { handler(payload) }
+        let subscription = ObserverRegistry.shared.add(subject, in: self) { channel in
+            Subscription<Subject>(
+                channel: channel,
+                sender: nil,
+                owner: nil,
+                executor: nil,
+                handler: .payloadAndSender { payload, sender in handler(.success(payload), sender) },
+                site: ObservationSite(fileID: file, line: line),
+                kind: nil,
+                decodingFailed: { error, sender in handler(.failure(error), sender) }
+            )
         }
         return NotificationToken(subscription)
-    }
-
-    /// Calls a main-actor `handler` with `owner` and each `Subject` payload, for as long as `owner` lives.
-    ///
-    /// Combines ``observe(_:for:from:delivery:_:)`` (subscribe and forget, `owner` not retained) with
-    /// ``observeOnMainActor(_:from:_:)`` (asynchronous, on the main actor, in post order).
-    ///
-    /// ```swift
-    /// struct CounterDidChange: Notifiable { let count: Int }
-    /// @MainActor final class CounterViewModel {
-    ///     var text = ""
-    ///     init(center: NotificationCenter) {
-    ///         center.observeOnMainActor(CounterDidChange.self, for: self) { model, change in
-    ///             model.text = "\(change.count)"
-    ///         }
-    ///     }
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - subject: The notification type to observe.
-    ///   - owner: The object whose lifetime bounds the observation; passed back to the handler.
-    ///   - sender: Only posts from this object are delivered; `nil` for every sender.
-    ///   - handler: Receives the owner and each payload on the main actor.
-    /// - Returns: A token that can end the observation early.
-    @discardableResult
-    public func observeOnMainActor<Subject: Notifiable, Owner: AnyObject & Sendable>(
-        _ subject: Subject.Type,
-        for owner: Owner,
-        from sender: Subject.Sender? = nil,
-        _ handler: @escaping @MainActor @Sendable (Owner, Subject.Payload) -> Void
-    ) -> NotificationToken {
-        let subscription = register(subject, sender: sender, owner: owner, executor: .mainActor) {
-            [weak owner] payload in
-            MainActor.assumeIsolated {
-                if let owner { handler(owner, payload) }
-            }
-        }
-        return NotificationToken(subscription, endsOnRelease: false)
     }
 
     /// The one registration path behind every `observe` spelling; inlinable, so that it is specialised for the
@@ -157,12 +191,22 @@ extension NotificationCenter {
     func register<Subject: Notifiable>(
         _ subject: Subject.Type,
         sender: Subject.Sender?,
-        owner: AnyObject?,
+        owner: AnyObject? = nil,
         executor: Executor?,
-        handler: @escaping @Sendable (Subject.Payload) -> Void
+        handler: Handler<Subject.Payload>,
+        site: ObservationSite,
+        kind: ObservationKind? = nil
     ) -> Subscription<Subject> {
         ObserverRegistry.shared.add(subject, in: self) { channel in
-            Subscription<Subject>(channel: channel, sender: sender, owner: owner, executor: executor, handler: handler)
+            Subscription<Subject>(
+                channel: channel,
+                sender: sender,
+                owner: owner,
+                executor: executor,
+                handler: handler,
+                site: site,
+                kind: kind
+            )
         }
     }
 }
@@ -172,7 +216,9 @@ extension NotificationCenter {
 extension Notifiable {
     /// Calls `handler` with the payload of every post of this type, until the token is cancelled or released.
     ///
-    /// Shorthand for ``Foundation/NotificationCenter/observe(_:from:delivery:_:)``; the same guarantees apply.
+    /// Shorthand for
+    /// ``Foundation/NotificationCenter/observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload)->Void)``;
+    /// the same guarantees apply.
     ///
     /// ```swift
     /// final class Thermometer: Sendable {}
@@ -191,21 +237,65 @@ extension Notifiable {
     ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` unless given.
+    ///   - file: Where the observation is made; leave the default.
+    ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives each payload.
     /// - Returns: The token that keeps the observation alive.
     public static func observe(
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
         delivery: NotificationDelivery = .immediate,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         _ handler: @escaping @Sendable (Payload) -> Void
     ) -> NotificationToken {
-        center.observe(Self.self, from: sender, delivery: delivery, handler)
+        center.observe(Self.self, from: sender, delivery: delivery, file: file, line: line, handler)
+    }
+
+    /// Calls `handler` with the payload and the sender of every post of this type, until the token is cancelled or
+    /// released.
+    ///
+    /// Shorthand for
+    /// ``Foundation/NotificationCenter/observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload,Subject.Sender?)->Void)``.
+    ///
+    /// ```swift
+    /// final class Thermometer: Sendable {}
+    /// struct Reading: Notifiable {
+    ///     typealias Sender = Thermometer
+    ///     let celsius: Double
+    /// }
+    ///
+    /// let kitchen = Thermometer()
+    /// let center = NotificationCenter()
+    /// let token = Reading.observe(in: center) { reading, thermometer in
+    ///     print(thermometer === kitchen ? "kitchen" : "elsewhere", reading.celsius)
+    /// }
+    /// Reading(celsius: 21).post(from: kitchen, in: center)   // prints "kitchen 21.0"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender.
+    ///   - center: The center to observe; `.default` unless given.
+    ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` unless given.
+    ///   - file: Where the observation is made; leave the default.
+    ///   - line: Where the observation is made; leave the default.
+    ///   - handler: Receives each payload and its sender.
+    /// - Returns: The token that keeps the observation alive.
+    public static func observe(
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        delivery: NotificationDelivery = .immediate,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Payload, Sender?) -> Void
+    ) -> NotificationToken {
+        center.observe(Self.self, from: sender, delivery: delivery, file: file, line: line, handler)
     }
 
     /// Calls `handler` with `owner` and each payload of this type, for as long as `owner` lives.
     ///
-    /// Shorthand for ``Foundation/NotificationCenter/observe(_:for:from:delivery:_:)``: `owner` is not retained and
-    /// the observation ends when it is deallocated; the token may be ignored.
+    /// Shorthand for ``Foundation/NotificationCenter/observe(_:for:from:delivery:file:line:_:)``: `owner` is not
+    /// retained and the observation ends when it is deallocated; the result need not be kept.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -222,73 +312,22 @@ extension Notifiable {
     ///   - sender: Only posts from this object are delivered; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` unless given.
+    ///   - file: Where the observation is made; leave the default.
+    ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives the owner and each payload.
-    /// - Returns: A token that can end the observation early.
+    /// - Returns: What can end the observation early; it need not be kept.
     @discardableResult
+    @_disfavoredOverload
     public static func observe<Owner: AnyObject & Sendable>(
         for owner: Owner,
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
         delivery: NotificationDelivery = .immediate,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, Payload) -> Void
-    ) -> NotificationToken {
-        center.observe(Self.self, for: owner, from: sender, delivery: delivery, handler)
-    }
-
-    /// Calls a main-actor `handler` with each payload of this type, until the token is cancelled or released.
-    ///
-    /// Shorthand for ``Foundation/NotificationCenter/observeOnMainActor(_:from:_:)``: the handler runs on the main
-    /// actor, asynchronously, in post order.
-    ///
-    /// ```swift
-    /// struct CounterDidChange: Notifiable { let count: Int }
-    /// let token = CounterDidChange.observeOnMainActor { change in
-    ///     MainActor.assertIsolated()
-    ///     print(change.count)
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - sender: Only posts from this object are delivered; `nil` for every sender.
-    ///   - center: The center to observe; `.default` unless given.
-    ///   - handler: Receives each payload on the main actor.
-    /// - Returns: The token that keeps the observation alive.
-    public static func observeOnMainActor(
-        from sender: Sender? = nil,
-        in center: NotificationCenter = .default,
-        _ handler: @escaping @MainActor @Sendable (Payload) -> Void
-    ) -> NotificationToken {
-        center.observeOnMainActor(Self.self, from: sender, handler)
-    }
-
-    /// Calls a main-actor `handler` with `owner` and each payload of this type, for as long as `owner` lives.
-    ///
-    /// Shorthand for ``Foundation/NotificationCenter/observeOnMainActor(_:for:from:_:)``.
-    ///
-    /// ```swift
-    /// struct CounterDidChange: Notifiable { let count: Int }
-    /// @MainActor final class CounterViewModel {
-    ///     var text = ""
-    ///     init() {
-    ///         CounterDidChange.observeOnMainActor(for: self) { model, change in model.text = "\(change.count)" }
-    ///     }
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - owner: The object whose lifetime bounds the observation; passed back to the handler.
-    ///   - sender: Only posts from this object are delivered; `nil` for every sender.
-    ///   - center: The center to observe; `.default` unless given.
-    ///   - handler: Receives the owner and each payload on the main actor.
-    /// - Returns: A token that can end the observation early.
-    @discardableResult
-    public static func observeOnMainActor<Owner: AnyObject & Sendable>(
-        for owner: Owner,
-        from sender: Sender? = nil,
-        in center: NotificationCenter = .default,
-        _ handler: @escaping @MainActor @Sendable (Owner, Payload) -> Void
-    ) -> NotificationToken {
-        center.observeOnMainActor(Self.self, for: owner, from: sender, handler)
+    ) -> OwnerBoundObservation {
+        center.observe(Self.self, for: owner, from: sender, delivery: delivery, file: file, line: line, handler)
     }
 }
 
@@ -297,7 +336,7 @@ extension Notifiable where Self: Equatable, Payload == Self {
     ///
     /// This is how enum cases act as notification names (`PaymentNotifications.accepted` below): all cases
     /// travel under the type's one name, and each observer sees only its case. Otherwise as
-    /// ``Notifiable/observe(from:in:delivery:_:)-type.method``.
+    /// ``Notifiable/observe(from:in:delivery:file:line:_:)-(_,_,_,_,_,(Payload)->Void)``.
     ///
     /// ```swift
     /// enum PaymentNotifications: Notifiable, Equatable {
@@ -313,15 +352,19 @@ extension Notifiable where Self: Equatable, Payload == Self {
     ///   - sender: Only posts from this object are delivered; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` unless given.
+    ///   - file: Where the observation is made; leave the default.
+    ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives each equal payload.
     /// - Returns: The token that keeps the observation alive.
     public func observe(
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
         delivery: NotificationDelivery = .immediate,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         _ handler: @escaping @Sendable (Self) -> Void
     ) -> NotificationToken {
-        center.observe(Self.self, from: sender, delivery: delivery) { [self] payload in
+        center.observe(Self.self, from: sender, delivery: delivery, file: file, line: line) { [self] payload in
             if payload == self { handler(payload) }
         }
     }

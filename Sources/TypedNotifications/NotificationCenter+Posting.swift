@@ -5,8 +5,10 @@ public import Foundation
 extension NotificationCenter {
     /// Posts `notification`, whose payload is the value itself, optionally on behalf of `sender`.
     ///
-    /// Typed observers run synchronously on this thread, in registration order, before the method returns (those
-    /// registered with an asynchronous ``NotificationDelivery`` have their delivery queued instead). Plain
+    /// Typed observers run synchronously on this thread, in registration order, before the method returns. Those
+    /// with a queue ``NotificationDelivery`` or an `async` handler have their delivery queued instead; those isolated
+    /// to an actor run during the post when it is made on that actor (for the main actor, see
+    /// ``observeOnMainActor(_:from:file:line:_:)``), and are queued otherwise. Plain
     /// `NotificationCenter` observers of ``Notifiable/notificationName`` see the post too, with `sender` as `object`
     /// and ``Notifiable/userInfo(for:)`` as `userInfo`.
     ///
@@ -19,15 +21,20 @@ extension NotificationCenter {
     /// - Parameters:
     ///   - notification: The value to post; observers receive it.
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
+    ///     during the post. Leave the default.
     @inlinable
-    public func post<Subject: Notifiable>(_ notification: Subject, from sender: Subject.Sender? = nil)
-    where Subject.Payload == Subject {
-        deliver(notification, as: Subject.self, from: sender)
+    public func post<Subject: Notifiable>(
+        _ notification: Subject,
+        from sender: Subject.Sender? = nil,
+        isolation: isolated (any Actor)? = #isolation
+    ) where Subject.Payload == Subject {
+        deliver(notification, as: Subject.self, from: sender, isolation: isolation)
     }
 
     /// Posts `payload` as a `Subject` notification, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``post(_:from:)-(Subject,_)``.
+    /// Delivery is as for ``post(_:from:isolation:)-(Subject,_,_)``.
     ///
     /// ```swift
     /// struct User: Sendable { let name: String }
@@ -41,18 +48,21 @@ extension NotificationCenter {
     ///   - subject: The notification type.
     ///   - payload: What observers receive.
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
+    ///     during the post. Leave the default.
     @inlinable
     public func post<Subject: Notifiable>(
         _ subject: Subject.Type,
         payload: Subject.Payload,
-        from sender: Subject.Sender? = nil
+        from sender: Subject.Sender? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) {
-        deliver(payload, as: subject, from: sender)
+        deliver(payload, as: subject, from: sender, isolation: isolation)
     }
 
     /// Posts a payload-less `Subject` notification, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``post(_:from:)-(Subject,_)``.
+    /// Delivery is as for ``post(_:from:isolation:)-(Subject,_,_)``.
     ///
     /// ```swift
     /// enum AppDidBecomeActive: Notifiable { typealias Payload = Void }
@@ -63,10 +73,15 @@ extension NotificationCenter {
     /// - Parameters:
     ///   - subject: The notification type.
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
+    ///     during the post. Leave the default.
     @inlinable
-    public func post<Subject: Notifiable>(_ subject: Subject.Type, from sender: Subject.Sender? = nil)
-    where Subject.Payload == Void {
-        deliver((), as: subject, from: sender)
+    public func post<Subject: Notifiable>(
+        _ subject: Subject.Type,
+        from sender: Subject.Sender? = nil,
+        isolation: isolated (any Actor)? = #isolation
+    ) where Subject.Payload == Void {
+        deliver((), as: subject, from: sender, isolation: isolation)
     }
 
     /// The one posting path, the same on every platform: typed observers first, directly and without `userInfo`;
@@ -75,15 +90,24 @@ extension NotificationCenter {
     ///
     /// Inlinable, so that it is specialised for the posted type in the caller's module.
     @inlinable
-    func deliver<Subject: Notifiable>(_ payload: Subject.Payload, as subject: Subject.Type, from sender: AnyObject?) {
+    func deliver<Subject: Notifiable>(
+        _ payload: Subject.Payload,
+        as subject: Subject.Type,
+        from sender: AnyObject?,
+        isolation: (any Actor)?
+    ) {
         let route = ObserverRegistry.shared.route(subject, in: self)
-        var reached = false
+        var reached = 0
         for subscription in route.snapshot.subscriptions {
             // Safe: the route holds only the observers of `Subject` (see `ObserverRegistry.add`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Subject>.self)
-            if subscription.deliver(payload, from: sender, cancellationsSeen: route.snapshot.cancellations) {
-                reached = true
-            }
+            let delivered = subscription.deliver(
+                payload,
+                from: sender,
+                cancellationsSeen: route.snapshot.cancellations,
+                isolation: isolation
+            )
+            if delivered { reached &+= 1 }
         }
         FoundationBridge.post(
             name: route.name,
@@ -92,8 +116,8 @@ extension NotificationCenter {
             skippedBy: route.channel,
             in: self
         )
-        if !reached, NotificationDiagnostics.reportsUnobservedPosts {
-            NotificationDiagnostics.report(.unobserved, for: subject, name: route.name, in: self)
+        if NotificationDiagnostics.reportsPosts {
+            NotificationDiagnostics.reportPost(reached, for: subject, name: route.name, sender: sender, in: self)
         }
     }
 }
@@ -103,9 +127,9 @@ extension NotificationCenter {
 extension Notifiable where Payload == Self {
     /// Posts this value to the observers of its type, optionally on behalf of `sender`.
     ///
-    /// Typed observers run synchronously on this thread, in registration order, before the method returns (those
-    /// registered with an asynchronous ``NotificationDelivery`` have their delivery queued instead). Plain
-    /// observers see it too; see ``Foundation/NotificationCenter/post(_:from:)-(Subject,_)``.
+    /// Typed observers run as for ``Foundation/NotificationCenter/post(_:from:isolation:)-(Subject,_,_)``: on this
+    /// thread before the method returns, except those queued by their delivery or isolation. Plain observers see it
+    /// too.
     ///
     /// ```swift
     /// final class Counter: Sendable {}
@@ -120,16 +144,22 @@ extension Notifiable where Payload == Self {
     /// - Parameters:
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
     ///   - center: The center to post through; `.default` unless given.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
+    ///     during the post. Leave the default.
     @inlinable
-    public func post(from sender: Sender? = nil, in center: NotificationCenter = .default) {
-        center.deliver(self, as: Self.self, from: sender)
+    public func post(
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        isolation: isolated (any Actor)? = #isolation
+    ) {
+        center.deliver(self, as: Self.self, from: sender, isolation: isolation)
     }
 }
 
 extension Notifiable {
     /// Posts `payload` to the observers of this type, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:)-(Subject,_)``.
+    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:isolation:)-(Subject,_,_)``.
     ///
     /// ```swift
     /// struct User: Sendable { let name: String }
@@ -142,16 +172,23 @@ extension Notifiable {
     ///   - payload: What observers receive.
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
     ///   - center: The center to post through; `.default` unless given.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
+    ///     during the post. Leave the default.
     @inlinable
-    public static func post(_ payload: Payload, from sender: Sender? = nil, in center: NotificationCenter = .default) {
-        center.deliver(payload, as: Self.self, from: sender)
+    public static func post(
+        _ payload: Payload,
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        isolation: isolated (any Actor)? = #isolation
+    ) {
+        center.deliver(payload, as: Self.self, from: sender, isolation: isolation)
     }
 }
 
 extension Notifiable where Payload == Void {
     /// Posts this payload-less notification, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:)-(Subject,_)``.
+    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:isolation:)-(Subject,_,_)``.
     ///
     /// ```swift
     /// enum AppDidBecomeActive: Notifiable { typealias Payload = Void }
@@ -161,8 +198,14 @@ extension Notifiable where Payload == Void {
     /// - Parameters:
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
     ///   - center: The center to post through; `.default` unless given.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
+    ///     during the post. Leave the default.
     @inlinable
-    public static func post(from sender: Sender? = nil, in center: NotificationCenter = .default) {
-        center.deliver((), as: Self.self, from: sender)
+    public static func post(
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        isolation: isolated (any Actor)? = #isolation
+    ) {
+        center.deliver((), as: Self.self, from: sender, isolation: isolation)
     }
 }

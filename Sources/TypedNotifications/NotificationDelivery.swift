@@ -7,7 +7,7 @@ public import Foundation
 ///   waits for the handler. For each observer, payloads posted from one thread arrive in post order, even on a
 ///   concurrent queue. Cancelling the observation drops what is still queued for it.
 ///
-/// For handlers isolated to the main actor, use ``Notifiable/observeOnMainActor(from:in:_:)`` instead.
+/// For handlers isolated to the main actor, use ``Notifiable/observeOnMainActor(from:in:file:line:_:)`` instead.
 ///
 /// ```swift
 /// struct CounterDidChange: Notifiable { let count: Int }

@@ -1,10 +1,11 @@
 public import Foundation
 
 /// A hook that reports what the package skipped: plain posts it could not decode, payloads a bounded
-/// ``NotificationSequence`` dropped, and, if asked, typed posts that reached no typed observer.
+/// ``NotificationSequence`` dropped, and, if asked, typed posts that reached no typed observer, or every typed post.
 ///
-/// Silent by default. Install a handler, for logging or in tests; it runs synchronously on the posting thread, so
-/// keep it short and do not post from it.
+/// Silent by default. Install a handler for the whole process (``setHandler(_:)``), for logging; or for one scope
+/// (``withHandler(_:operation:)``), in tests that run in parallel. A handler runs
+/// synchronously on the posting thread, so keep it short and do not post from it.
 ///
 /// ```swift
 /// NotificationDiagnostics.setHandler { event in
@@ -24,6 +25,8 @@ public enum NotificationDiagnostics {
             /// A ``NotificationSequence`` made with a bounded ``NotificationSequence/BufferingPolicy`` dropped a
             /// payload because its buffer was full; reported once per dropped payload, on the posting thread.
             case dropped
+            /// A typed post, and how many typed observers it reached (reported only when ``tracesPosts`` is on).
+            case posted(typedObserversReached: Int)
         }
 
         /// What happened.
@@ -34,6 +37,9 @@ public enum NotificationDiagnostics {
         public let name: Notification.Name
         /// The center the post went through.
         public let center: NotificationCenter
+        /// The post's sender, described, for ``Kind/posted(typedObserversReached:)``; `nil` otherwise, or when the
+        /// post had none.
+        public let sender: String?
 
         /// A sentence naming the type, the notification name and what happened.
         public var description: String {
@@ -44,12 +50,74 @@ public enum NotificationDiagnostics {
                 "\(String(reflecting: type)): a post of \(name.rawValue) reached no typed observer"
             case .dropped:
                 "\(String(reflecting: type)): a bounded sequence dropped a payload of \(name.rawValue)"
+            case .posted(let reached):
+                "\(String(reflecting: type)): posted \(name.rawValue) from \(sender ?? "no sender"), "
+                    + "reaching \(reached) typed observer\(reached == 1 ? "" : "s")"
             }
         }
     }
 
     private static let handler = Locked<(@Sendable (Event) -> Void)?>(nil)
     private static let unobservedReports = AtomicWord.make()
+    private static let postTraces = AtomicWord.make()
+    /// Whether any ``withHandler(_:operation:)`` scope is active, so that reports outside
+    /// one skip the task-local lookup.
+    private static let scopes = AtomicWord.make()
+    @TaskLocal private static var scopedHandler: (@Sendable (Event) -> Void)?
+
+    /// Runs `operation` with `handler` receiving the events of posts made in it (in its task and the tasks it
+    /// creates, not on other threads), instead of the process-wide handler.
+    ///
+    /// For tests that run in parallel: each sees its own events.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let center = NotificationCenter()
+    /// let log: @Sendable (NotificationDiagnostics.Event) -> Void = { event in print(event) }
+    /// NotificationDiagnostics.withHandler(log) {
+    ///     center.post(name: CounterDidChange.notificationName, object: nil)   // cannot be decoded: reported
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - handler: Called synchronously on the posting thread for each event of the scope.
+    ///   - operation: The code whose events `handler` receives.
+    /// - Returns: What `operation` returns.
+    public static func withHandler<Result>(
+        _ handler: @escaping @Sendable (Event) -> Void,
+        operation: () throws -> Result
+    ) rethrows -> Result {
+        scopes.add(1)
+        defer { scopes.add(UInt64.max) }
+        return try $scopedHandler.withValue(handler, operation: operation)
+    }
+
+    /// As ``withHandler(_:operation:)``, for asynchronous code.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// func check(_ center: NotificationCenter) async {
+    ///     let log: @Sendable (NotificationDiagnostics.Event) -> Void = { event in print(event) }
+    ///     await NotificationDiagnostics.withHandler(log) {
+    ///         await Task { center.post(name: CounterDidChange.notificationName, object: nil) }.value
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - handler: Called synchronously on the posting thread for each event of the scope.
+    ///   - isolation: The caller's actor, in which `operation` runs; leave the default.
+    ///   - operation: The code whose events `handler` receives.
+    /// - Returns: What `operation` returns.
+    public static func withHandler<Result>(
+        _ handler: @escaping @Sendable (Event) -> Void,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        scopes.add(1)
+        defer { scopes.add(UInt64.max) }
+        return try await $scopedHandler.withValue(handler, operation: operation, isolation: isolation)
+    }
 
     /// Installs `handler`, replacing any previous one; `nil` silences diagnostics again.
     ///
@@ -78,15 +146,52 @@ public enum NotificationDiagnostics {
         set { unobservedReports.store(newValue ? 1 : 0) }
     }
 
+    /// Whether every typed post is reported as ``Event/Kind/posted(typedObserversReached:)``, with its type, sender and
+    /// how many typed observers it reached. Off by default: a trace for debugging.
+    ///
+    /// ```swift
+    /// NotificationDiagnostics.tracesPosts = true
+    /// ```
+    public static var tracesPosts: Bool {
+        get { postTraces.loadRelaxed() != 0 }
+        set { postTraces.store(newValue ? 1 : 0) }
+    }
+
+    /// Whether a post must call ``reportPost(_:for:name:sender:in:)``; one relaxed load of each flag.
+    @usableFromInline
+    static var reportsPosts: Bool {
+        postTraces.loadRelaxed() != 0 || unobservedReports.loadRelaxed() != 0
+    }
+
+    /// Reports a typed post that reached `reached` typed observers, as the flags ask.
+    @usableFromInline
+    static func reportPost<Subject: Notifiable>(
+        _ reached: Int,
+        for subject: Subject.Type,
+        name: Notification.Name,
+        sender: AnyObject?,
+        in center: NotificationCenter
+    ) {
+        if tracesPosts {
+            let described = sender.map { String(describing: $0) }
+            report(.posted(typedObserversReached: reached), for: subject, name: name, sender: described, in: center)
+        }
+        if reached == 0, reportsUnobservedPosts {
+            report(.unobserved, for: subject, name: name, in: center)
+        }
+    }
+
     @usableFromInline
     static func report<Subject: Notifiable>(
         _ kind: Event.Kind,
         for subject: Subject.Type,
         name: Notification.Name,
+        sender: String? = nil,
         in center: NotificationCenter
     ) {
-        guard let handler = handler.withLock({ $0 }) else { return }
+        let scoped = scopes.loadRelaxed() == 0 ? nil : scopedHandler
+        guard let handler = scoped ?? handler.withLock({ $0 }) else { return }
         LockDiscipline.assertNoLockHeld("calls a diagnostics handler")
-        handler(Event(kind: kind, type: subject, name: name, center: center))
+        handler(Event(kind: kind, type: subject, name: name, center: center, sender: sender))
     }
 }

@@ -2,8 +2,8 @@ public import Foundation
 
 /// An asynchronous sequence of the payloads posted for one `Notifiable` type on one center.
 ///
-/// Made by ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:)`` or
-/// ``Notifiable/notifications(from:in:bufferingPolicy:)``.
+/// Made by ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:file:line:)`` or
+/// ``Notifiable/notifications(from:in:bufferingPolicy:file:line:)``.
 ///
 /// - Observation begins when the sequence is made, so a post right after that call is never missed, even before
 ///   iteration starts.
@@ -178,20 +178,31 @@ extension NotificationCenter {
     ///   - subject: The notification type to observe.
     ///   - sender: Only posts from this object are delivered; `nil` for every sender.
     ///   - bufferingPolicy: How many payloads to keep while the consumer is busy; unbounded unless given.
+    ///   - file: Where the observation is made, for `typedObservations`; leave the default.
+    ///   - line: Where the observation is made, for `typedObservations`; leave the default.
     /// - Returns: A single-pass, `Sendable` sequence of payloads.
     public func notifications<Subject: Notifiable>(
         of subject: Subject.Type,
         from sender: Subject.Sender? = nil,
-        bufferingPolicy: NotificationSequence<Subject.Payload>.BufferingPolicy = .unbounded
+        bufferingPolicy: NotificationSequence<Subject.Payload>.BufferingPolicy = .unbounded,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> NotificationSequence<Subject.Payload> {
-        notifications(of: subject, from: sender, bufferingPolicy: bufferingPolicy, reportsDrops: true)
+        notifications(
+            of: subject,
+            from: sender,
+            bufferingPolicy: bufferingPolicy,
+            reportsDrops: true,
+            site: ObservationSite(fileID: file, line: line)
+        )
     }
 
     func notifications<Subject: Notifiable>(
         of subject: Subject.Type,
         from sender: Subject.Sender?,
         bufferingPolicy: NotificationSequence<Subject.Payload>.BufferingPolicy,
-        reportsDrops: Bool
+        reportsDrops: Bool,
+        site: ObservationSite
     ) -> NotificationSequence<Subject.Payload> {
         var dropped: (@Sendable () -> Void)?
         if reportsDrops {
@@ -201,14 +212,14 @@ extension NotificationCenter {
             }
         }
         return NotificationSequence(policy: bufferingPolicy, dropped: dropped) { yield in
-            register(subject, sender: sender, owner: nil, executor: nil, handler: yield)
+            register(subject, sender: sender, executor: nil, handler: .payload(yield), site: site, kind: .sequence)
         }
     }
 
     /// Waits for the next `Subject` post on this center and returns its payload.
     ///
     /// Observation begins when the call starts running and ends when it returns. To be sure not to miss a post made
-    /// by code that runs concurrently, make the sequence first with ``notifications(of:from:bufferingPolicy:)``:
+    /// by code that runs concurrently, make the sequence first with ``notifications(of:from:bufferingPolicy:file:line:)``:
     /// it observes from the moment it is made.
     ///
     /// ```swift
@@ -222,14 +233,24 @@ extension NotificationCenter {
     /// - Parameters:
     ///   - subject: The notification type to wait for.
     ///   - sender: Only a post from this object counts; `nil` for every sender.
+    ///   - file: Where the observation is made, for `typedObservations`; leave the default.
+    ///   - line: Where the observation is made, for `typedObservations`; leave the default.
     /// - Returns: The payload of the first matching post.
     /// - Throws: `CancellationError` if the task is cancelled first.
     public func next<Subject: Notifiable>(
         _ subject: Subject.Type,
-        from sender: Subject.Sender? = nil
+        from sender: Subject.Sender? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) async throws -> Subject.Payload {
         // Only the first payload counts: those the one-element buffer drops after it are not worth a report.
-        let first = notifications(of: subject, from: sender, bufferingPolicy: .bufferingOldest(1), reportsDrops: false)
+        let first = notifications(
+            of: subject,
+            from: sender,
+            bufferingPolicy: .bufferingOldest(1),
+            reportsDrops: false,
+            site: ObservationSite(fileID: file, line: line)
+        )
         for await payload in first {
             return payload
         }
@@ -240,7 +261,7 @@ extension NotificationCenter {
 extension Notifiable {
     /// The payloads of this type's posts on `center`, as an asynchronous sequence.
     ///
-    /// Shorthand for ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:)``.
+    /// Shorthand for ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:file:line:)``.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -253,12 +274,16 @@ extension Notifiable {
     ///   - sender: Only posts from this object are delivered; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - bufferingPolicy: How many payloads to keep while the consumer is busy; unbounded unless given.
+    ///   - file: Where the observation is made, for `typedObservations`; leave the default.
+    ///   - line: Where the observation is made, for `typedObservations`; leave the default.
     /// - Returns: A single-pass, `Sendable` sequence of payloads.
     public static func notifications(
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
-        bufferingPolicy: NotificationSequence<Payload>.BufferingPolicy = .unbounded
+        bufferingPolicy: NotificationSequence<Payload>.BufferingPolicy = .unbounded,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> NotificationSequence<Payload> {
-        center.notifications(of: Self.self, from: sender, bufferingPolicy: bufferingPolicy)
+        center.notifications(of: Self.self, from: sender, bufferingPolicy: bufferingPolicy, file: file, line: line)
     }
 }

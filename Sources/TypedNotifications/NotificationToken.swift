@@ -18,8 +18,8 @@ public import Foundation
 /// }   // deinit releases the tokens, which ends both observations
 /// ```
 ///
-/// Tokens of owner-bound observations (``Notifiable/observe(for:from:in:delivery:_:)``) are the exception: their
-/// observation lasts as long as the owner, and releasing the token does not end it; ``cancel()`` still does.
+/// Owner-bound observations (``Notifiable/observe(for:from:in:delivery:file:line:_:)``) return no token but an
+/// ``OwnerBoundObservation``: they last as long as their owner, and nothing needs to keep them.
 ///
 /// ## Guarantees
 /// - ``cancel()`` is idempotent and thread-safe. After it returns, no post that starts afterwards reaches the handler,
@@ -30,22 +30,20 @@ public import Foundation
 /// - Important: ``cancel()`` does not wait for a handler that is already running on another thread: when it
 ///   returns, that call may still be in progress. So cancelling in `deinit` does not make an `unowned self` capture
 ///   safe: a post on another thread can be inside the handler, using the object being deinitialised. Capture
-///   `[weak self]` instead, or observe with the owner-bound ``Notifiable/observe(for:from:in:delivery:_:)``, which
+///   `[weak self]` instead, or observe with the owner-bound ``Notifiable/observe(for:from:in:delivery:file:line:_:)``, which
 ///   hands the handler its owner and keeps it alive while the handler runs.
 ///
 /// Tokens compare by identity. They are `Sendable`: cancel or release them from any thread.
 public final class NotificationToken: Hashable, Sendable {
     private let observation: any Observation
-    private let endsOnRelease: Bool
 
     @usableFromInline
-    init(_ observation: any Observation, endsOnRelease: Bool = true) {
+    init(_ observation: any Observation) {
         self.observation = observation
-        self.endsOnRelease = endsOnRelease
     }
 
     deinit {
-        if endsOnRelease { observation.cancel() }
+        observation.cancel()
     }
 
     /// Ends the observation. Idempotent and thread-safe.

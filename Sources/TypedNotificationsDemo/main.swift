@@ -179,6 +179,65 @@ struct NobodyListens: Notifiable {}
 NobodyListens().post(in: center)
 NotificationDiagnostics.reportsUnobservedPosts = false
 
+// MARK: - Where handlers run
+
+section("Where handlers run: the main actor, any actor, async handlers, the sender")
+
+// The earlier sections' observers of CounterDidChange end here, so that they stay quiet from now on.
+allCounters.cancel()
+clicksOnly.cancel()
+
+@MainActor final class CartBadge {
+    var text = "0"
+    init(center: NotificationCenter) {
+        CounterDidChange.observeOnMainActor(for: self, in: center) { badge, change in badge.text = "\(change.count)" }
+    }
+}
+
+// This file's top-level code runs on the main actor, so its posts reach main-actor observers before they return.
+let badge = CartBadge(center: center)
+CounterDidChange(count: 3).post(from: clicks, in: center)
+print("main actor: badge reads \(badge.text) right after the post returned")
+
+actor ClickTally {
+    var total = 0
+    var token: NotificationToken?
+    func start(in center: NotificationCenter) {
+        token = center.observe(CounterDidChange.self, on: self) { tally, change in tally.total += change.count }
+    }
+    /// Posted on this actor: its observer runs during the post.
+    func add(_ count: Int, from counter: Counter, in center: NotificationCenter) -> Int {
+        CounterDidChange(count: count).post(from: counter, in: center)
+        return total
+    }
+}
+
+let tally = ClickTally()
+await tally.start(in: center)
+print("actor: total is \(await tally.add(4, from: clicks, in: center)) after a post made on the actor")
+
+let slowSaves = AsyncStream.makeStream(of: Int.self)
+let saver = center.observe(CounterDidChange.self) { change async in
+    await Task.yield()  // an async handler may suspend; the next delivery waits for it
+    slowSaves.continuation.yield(change.count)
+}
+let whoChanged = center.observe(CounterDidChange.self) { change, counter in
+    print("sender: \(counter?.name ?? "nobody") changed to \(change.count)")
+}
+CounterDidChange(count: 5).post(from: views, in: center)
+for await count in slowSaves.stream {
+    print("async handler: saved \(count), one delivery at a time, in post order")
+    break
+}
+
+print("live typed observations of CounterDidChange on this center:")
+for observation in center.typedObservations where observation.typeName.hasSuffix("CounterDidChange") {
+    print("  \(observation.delivery), \(observation.fileID):\(observation.line)")
+}
+saver.cancel()
+whoChanged.cancel()
+await tally.token?.cancel()
+
 // MARK: - Async sequences
 
 section("Async sequences: for await")
@@ -192,7 +251,5 @@ for await change in changes {
 }
 print("for await received \(seen)")
 
-withExtendedLifetime(
-    (acceptedToken, rejectedToken, paymentToken, allCounters, clicksOnly, activeToken, asyncToken)
-) {}
+withExtendedLifetime((acceptedToken, rejectedToken, paymentToken, activeToken, asyncToken, badge)) {}
 print("\nDone.")

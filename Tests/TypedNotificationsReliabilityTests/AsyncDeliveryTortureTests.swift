@@ -73,6 +73,98 @@ import Testing
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
 
+    // MARK: - Actors and async handlers
+
+    enum Isolation: CaseIterable, CustomTestStringConvertible {
+        /// `observeOnMainActor`; one thread's posts are made on the main actor, so they run during the post.
+        case mainActor
+        /// `observe(on: actor)`; one thread's posts are made on that actor.
+        case actor
+        /// An `async` handler that suspends in the middle of each delivery.
+        case asyncHandler
+
+        var testDescription: String { "\(self)" }
+    }
+
+    /// The observer's own actor, from which one of the posting threads posts.
+    actor Host {
+        func post(_ numbered: Numbered, in center: NotificationCenter) {
+            center.post(numbered)
+        }
+    }
+
+    @Test(arguments: Isolation.allCases)
+    func isolatedDeliveryKeepsEachThreadsOrderAndNeverOverlapsItself(isolation: Isolation) async {
+        let center = NotificationCenter()
+        let total = Self.threadCount * Self.postsPerThread
+        let running = AtomicWord.make()
+        let overlaps = Counter()
+        let nextIndex = Protected(Array(repeating: 0, count: Self.threadCount))
+        let outOfOrder = Counter()
+        let received = Counter()
+        let allReceived = DispatchSemaphore(value: 0)
+        @Sendable func enter() {
+            if !running.set() { overlaps.increment() }
+        }
+        @Sendable func leave(_ numbered: Numbered) {
+            nextIndex.withLock { next in
+                if numbered.index != next[numbered.thread] { outOfOrder.increment() }
+                next[numbered.thread] = numbered.index + 1
+            }
+            running.store(0)
+            if received.increment() == total { allReceived.signal() }
+        }
+        let host = Host()
+        let token: NotificationToken
+        switch isolation {
+        case .mainActor:
+            token = center.observeOnMainActor(Numbered.self) { numbered in
+                enter()
+                leave(numbered)
+            }
+        case .actor:
+            token = center.observe(Numbered.self, on: host) { _, numbered in
+                enter()
+                leave(numbered)
+            }
+        case .asyncHandler:
+            token = center.observe(Numbered.self) { numbered async in
+                enter()
+                await Task.yield()
+                leave(numbered)
+            }
+        }
+        // Thread 0 posts from the observer's actor (for the actor kinds), the others from plain threads.
+        let fromActor = Task {
+            for index in 0..<Self.postsPerThread {
+                let numbered = Numbered(thread: 0, index: index)
+                switch isolation {
+                case .mainActor: await MainActor.run { center.post(numbered) }
+                case .actor: await host.post(numbered, in: center)
+                case .asyncHandler: center.post(numbered)
+                }
+            }
+        }
+        await onThreads(Self.threadCount - 1) { thread in
+            for index in 0..<Self.postsPerThread {
+                let numbered = Numbered(thread: thread + 1, index: index)
+                if index.isMultiple(of: 3) {
+                    let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: numbered]
+                    center.post(name: Numbered.notificationName, object: nil, userInfo: userInfo)
+                } else {
+                    center.post(numbered)
+                }
+            }
+        }
+        await fromActor.value
+        await wait(for: allReceived)
+        token.cancel()
+        #expect(received.value == total)
+        #expect(overlaps.value == 0, "the handler ran concurrently with itself")
+        #expect(outOfOrder.value == 0, "a thread's posts arrived out of order")
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
     /// The first delivery blocks the queue while a hundred more are queued behind it and the observation is
     /// cancelled: once the queue is idle again, only the first has reached the handler.
     @Test(arguments: Queue.allCases)

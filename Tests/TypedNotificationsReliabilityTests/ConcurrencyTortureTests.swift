@@ -21,7 +21,7 @@ import Testing
         // Stable observers: every sender filter, token-held and owner-bound, registered before the storm.
         let filters: [Int?] = [nil, 0, 1, nil, 2, 0, nil, 1]
         let storm = Storm(center: center, seed: TestEnvironment.runSeed, stableFilters: filters)
-        var stableTokens: [NotificationToken] = []
+        var stableTokens: [HeldObservation] = []
         var stableOwners: [Owner] = []
         for (index, filter) in filters.enumerated() {
             let sender = filter.map { storm.sharedSenders[$0] }
@@ -29,10 +29,16 @@ import Testing
                 let owner = Owner()
                 stableOwners.append(owner)
                 stableTokens.append(
-                    center.observe(Traced.self, for: owner, from: sender) { _, payload in payload.trail.visit(index) }
+                    .ownerBound(
+                        center.observe(Traced.self, for: owner, from: sender) { _, payload in
+                            payload.trail.visit(index)
+                        }
+                    )
                 )
             } else {
-                stableTokens.append(center.observe(Traced.self, from: sender) { payload in payload.trail.visit(index) })
+                stableTokens.append(
+                    .token(center.observe(Traced.self, from: sender) { payload in payload.trail.visit(index) })
+                )
             }
         }
 
@@ -84,10 +90,10 @@ import Testing
         }
         var owner: Owner? = Owner()
         weak let weakOwner = owner
-        var victim: NotificationToken? =
+        var victim: HeldObservation? =
             ending == .releaseOwner
-            ? center.observe(Tick.self, for: owner!) { _, _ in victimCalls.increment() }
-            : center.observe(Tick.self) { _ in victimCalls.increment() }
+            ? .ownerBound(center.observe(Tick.self, for: owner!) { _, _ in victimCalls.increment() })
+            : .token(center.observe(Tick.self) { _ in victimCalls.increment() })
 
         let posted = onNewThread { center.post(Tick(id: 1)) }
         reached.wait()
@@ -351,14 +357,14 @@ final class Storm: Sendable {
         let calls = Counter()
         let deallocated = OneShot()
         var owner: Owner? = nil
-        var token: NotificationToken?
+        var token: HeldObservation?
         let ending = random.below(10)
         if ending < 3 {
             let newOwner = Owner { _ = deallocated.take() }
             owner = newOwner
-            token = center.observe(Traced.self, for: newOwner, from: sender) { _, _ in calls.increment() }
+            token = .ownerBound(center.observe(Traced.self, for: newOwner, from: sender) { _, _ in calls.increment() })
         } else {
-            token = center.observe(Traced.self, from: sender) { _ in calls.increment() }
+            token = .token(center.observe(Traced.self, from: sender) { _ in calls.increment() })
         }
         let before = 1 + random.below(3)
         for _ in 0..<before { postPrivately(from: sender, plain: random.chance(40)) }

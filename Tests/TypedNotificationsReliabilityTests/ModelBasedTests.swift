@@ -11,7 +11,8 @@ import Testing
 /// payload, or plain and undecodable, from `nil` or one of three senders; a typed post may make a plain observer
 /// re-post from inside its delivery), cancel, release a token, release an owner, or free a sender and make a new
 /// one (often at the same address). After every step the test compares, exactly:
-/// - the typed handlers' calls, in order, with the model's;
+/// - the typed handlers' calls, in order, with the model's, and for the handlers that take the sender (every other
+///   token-held observer), that each got the object of the post in progress;
 /// - what each of two plain observers saw (as a multiset, since Foundation calls plain observers in hash order);
 /// - `registrationCounts(in:)` with the model's live observers and one Foundation observer while any is live.
 ///
@@ -86,8 +87,8 @@ import Testing
 
     private static func compare(model: inout ReferenceModel, harness: ModelHarness) -> [String] {
         let expected = model.takeExpectations()
+        var problems = harness.wrongSenders
         let actual = harness.takeRecords()
-        var problems: [String] = []
         if actual.deliveries != expected.deliveries {
             problems.append("typed calls (observer←post): expected \(expected.deliveries), got \(actual.deliveries)")
         }

@@ -23,6 +23,32 @@ import TypedNotifications
         return events.values
     }
 
+    @Test func postTraceReportsTypeSenderAndTypedObserversReached() {
+        let center = NotificationCenter()
+        let first = center.observe(CounterDidChange.self) { _ in }
+        let second = center.observe(CounterDidChange.self, from: Sender()) { _ in }
+        let sender = Sender()
+        NotificationDiagnostics.tracesPosts = true
+        defer { NotificationDiagnostics.tracesPosts = false }
+        let events = recordingEvents(of: center) {
+            center.post(CounterDidChange(count: 1), from: sender)
+            center.post(AppDidBecomeActive.self)
+        }
+        #expect(events.count == 2)
+        guard events.count == 2 else { return }
+        if case .posted(let reached) = events[0].kind {
+            #expect(reached == 1, "the second observer filters another sender")
+        } else {
+            Issue.record("expected a post trace, got \(events[0])")
+        }
+        #expect(events[0].sender == String(describing: sender))
+        #expect(events[0].description.hasSuffix("reaching 1 typed observer"))
+        if case .posted(let reached) = events[1].kind { #expect(reached == 0) }
+        #expect(String(reflecting: events[1].type) == String(reflecting: AppDidBecomeActive.self))
+        #expect(events[1].sender == nil)
+        withExtendedLifetime((first, second)) {}
+    }
+
     @Test func decodingFailureIsReportedWithTypeNameAndError() {
         let center = NotificationCenter()
         let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }

@@ -72,6 +72,11 @@ final class PrintedLines: @unchecked Sendable {
     while !condition() { await Task.yield() }
 }
 
+/// As above, for a condition that must `await` an actor's state.
+private func waitUntil(_ condition: () async -> Bool) async {
+    while await !condition() { await Task.yield() }
+}
+
 // MARK: - Getting started
 
 enum GettingStartedArticle {
@@ -261,6 +266,53 @@ enum LifetimesArticle {
                 model.text = "Count: \(change.count)"
             }
         }
+    }
+
+    @MainActor static func refresh(_ model: CounterViewModel, center: NotificationCenter) {
+        CounterDidChange(count: 7).post(in: center)
+        print(model.text)  // "Count: 7": posted on the main actor, delivered before `post` returned
+    }
+
+    actor CounterTotal {
+        private(set) var total = 0
+
+        init(center: NotificationCenter) {
+            CounterDidChange.observe(for: self, in: center) { counter, change in counter.total += change.count }
+        }
+    }
+
+    actor CounterStore {
+        func save(_ count: Int) async {}
+        var saved: [Int] = []  // test only
+        func record(_ count: Int) { saved.append(count) }  // test only
+    }
+
+    static func asyncHandler(center: NotificationCenter) -> (CounterStore, NotificationToken) {
+        let store = CounterStore()
+        let token = CounterDidChange.observe(in: center) { change async in
+            await store.save(change.count)
+            await store.record(change.count)  // test only
+        }
+        return (store, token)  // test only
+    }
+
+    final class Counter: Sendable {
+        let name: String
+        init(name: String) { self.name = name }
+    }
+
+    struct CounterDidTick: Notifiable {
+        typealias Sender = Counter
+        let count: Int
+    }
+
+    static func whoPosted() {
+        let center = NotificationCenter()
+        let token = CounterDidTick.observe(in: center) { tick, counter in
+            print(counter?.name ?? "unknown", "ticked", tick.count)
+        }
+        CounterDidTick(count: 1).post(from: Counter(name: "clicks"), in: center)  // prints "clicks ticked 1"
+        withExtendedLifetime(token) {}
     }
 
     static func sequence() async {
@@ -521,6 +573,8 @@ extension MigratingArticle {
                 print("\(event.name.rawValue) reached no typed observer")
             case .dropped:
                 print("a bounded sequence dropped a payload of \(event.name.rawValue)")
+            case .posted(let reached):
+                print("\(event.name.rawValue) reached \(reached) typed observers")
             }
         }
         NotificationDiagnostics.reportsUnobservedPosts = true
@@ -739,6 +793,42 @@ where Self == NotificationCenter.BaseMessageIdentifier<MessageAPIArticle.Downloa
             }
             await waitUntil { model.text == "Count: 7" }
             #expect(model.text == "Count: 7")
+        }
+
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) @MainActor func mainActorPostUpdatesTheViewModelBeforeReturning() {
+            Article.printed.reset()
+            let center = NotificationCenter()
+            let model = Article.CounterViewModel(center: center)
+            Article.refresh(model, center: center)
+            #expect(Article.printed.lines == ["Count: 7"])
+        }
+
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func actorTotal() async {
+            let center = NotificationCenter()
+            let total = Article.CounterTotal(center: center)
+            Article.CounterDidChange(count: 2).post(in: center)
+            Article.CounterDidChange(count: 3).post(in: center)
+            await waitUntil { await total.total == 5 }
+            #expect(await total.total == 5)
+        }
+
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func asyncHandlerSavesInOrder() async {
+            let center = NotificationCenter()
+            let (store, token) = Article.asyncHandler(center: center)
+            for count in 1...3 { Article.CounterDidChange(count: count).post(in: center) }
+            await waitUntil { await store.saved.count == 3 }
+            #expect(await store.saved == [1, 2, 3])
+            withExtendedLifetime(token) {}
+        }
+
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+        @Test(.timeLimit(.minutes(1))) func whoPosted() {
+            Article.printed.reset()
+            Article.whoPosted()
+            #expect(Article.printed.lines == ["clicks ticked 1"])
         }
 
         @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait

@@ -25,6 +25,8 @@ class AnyChannel: @unchecked Sendable {
     let name: Notification.Name
     /// The `Notifiable` type, which with the center is the channel's key in the registry.
     let subject: ObjectIdentifier
+    /// The `Notifiable` type's module-qualified name, for ``Foundation/NotificationCenter/typedObservations``.
+    let subjectName: String
     @exclusivity(unchecked) var subscriptions: [AnySubscription] = []
     /// How many of `subscriptions` are owner-bound: only those can end without a `cancel()`, so only then is a sweep
     /// for dead owners worth its cost.
@@ -42,11 +44,12 @@ class AnyChannel: @unchecked Sendable {
     /// The ordinal of the newest channel.
     private static let newestOrdinal = AtomicWord.make()
 
-    init(center: NotificationCenter, name: Notification.Name, subject: ObjectIdentifier) {
+    init(center: NotificationCenter, name: Notification.Name, subject: ObjectIdentifier, subjectName: String) {
         self.center = center
         centerID = ObjectIdentifier(center)
         self.name = name
         self.subject = subject
+        self.subjectName = subjectName
         ordinal = Self.newestOrdinal.add(1)
         FoundationPublication.publish()
     }
@@ -81,7 +84,12 @@ class AnyChannel: @unchecked Sendable {
 /// no stored state.
 final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
     init(center: NotificationCenter, name: Notification.Name) {
-        super.init(center: center, name: name, subject: ObjectIdentifier(Subject.self))
+        super.init(
+            center: center,
+            name: name,
+            subject: ObjectIdentifier(Subject.self),
+            subjectName: String(reflecting: Subject.self)
+        )
     }
 
     override func makeBridge(on center: NotificationCenter) -> BridgeRegistration {
@@ -94,6 +102,7 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
         if FoundationBridge.isOwnPost(notification, on: self) { return }
         let snapshot = ObserverRegistry.shared.snapshot(of: self)
         guard !snapshot.subscriptions.isEmpty else { return }
+        let sender = notification.object.map { $0 as AnyObject }
         let payload: Subject.Payload
         do {
             payload = try Subject.payload(from: notification)
@@ -101,13 +110,17 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
             if let center {
                 NotificationDiagnostics.report(.decodingFailed(error), for: Subject.self, name: name, in: center)
             }
+            for subscription in snapshot.subscriptions {
+                // Safe: as below.
+                unsafeDowncast(subscription, to: Subscription<Subject>.self)
+                    .reportDecodingFailure(error, from: sender, cancellationsSeen: snapshot.cancellations)
+            }
             return
         }
-        let sender = notification.object.map { $0 as AnyObject }
         for subscription in snapshot.subscriptions {
             // Safe: a channel only ever holds `Subscription<Subject>`s (see `ObserverRegistry.add`).
             unsafeDowncast(subscription, to: Subscription<Subject>.self)
-                .deliver(payload, from: sender, cancellationsSeen: snapshot.cancellations)
+                .deliver(payload, from: sender, cancellationsSeen: snapshot.cancellations, isolation: nil)
         }
     }
 }

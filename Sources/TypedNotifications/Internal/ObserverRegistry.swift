@@ -271,6 +271,27 @@ final class ObserverRegistry: Sendable {
         state.withLock { state in state.types[ObjectIdentifier(subject)]?.channels.count ?? 0 }
     }
 
+    /// The live typed observations on `center`, grouped by type (sorted by name), each type's in registration order.
+    func observations(in center: NotificationCenter) -> [TypedObservation] {
+        let id = ObjectIdentifier(center)
+        return state.withLock { state in
+            let channels = state.types.values.compactMap { entry in entry.channels.first { $0.centerID == id } }
+            return channels.sorted { $0.subjectName < $1.subjectName }.flatMap { channel in
+                channel.subscriptions.filter { !$0.isCancelled && $0.isAlive }.map { subscription in
+                    TypedObservation(
+                        typeName: channel.subjectName,
+                        name: channel.name,
+                        delivery: TypedObservation.Delivery(subscription.kind),
+                        filtersBySender: subscription.filtersBySender,
+                        isOwnerBound: subscription.isOwnerBound,
+                        fileID: "\(subscription.site.fileID)",
+                        line: Int(subscription.site.line)
+                    )
+                }
+            }
+        }
+    }
+
     /// Live typed observers and Foundation observers the package holds for `center`, after dropping observations
     /// whose owner is gone.
     func registrationCounts(in center: NotificationCenter) -> (observers: Int, foundationObservers: Int) {

@@ -12,8 +12,8 @@ import Android
 #endif
 
 // Everything in the package that differs between Apple platforms and the others is in this file: the lock primitive,
-// how the token of a Foundation observer is kept, and (in the build that simulates Apple platforms on Linux) how
-// `userInfo` reaches observers. Delivery itself is the same code everywhere.
+// how the token of a Foundation observer is kept, how a post knows it runs on the main actor, and (in the build that
+// simulates Apple platforms on Linux) how `userInfo` reaches observers. Delivery itself is the same code everywhere.
 //
 // `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` builds the simulation: every Apple code path that compiles on
 // Linux is taken. Only the lock primitive is Linux's, and it then traps on re-entry as `os_unfair_lock` does.
@@ -169,6 +169,35 @@ enum PlatformBridging {
         }
     }
     #endif
+}
+
+// MARK: - The main actor
+
+/// How a post knows that it runs on the main actor, so that main-actor observers run during it.
+///
+/// Everywhere: when the caller is isolated to the main actor, as the compiler tells the post through its
+/// `isolation: isolated (any Actor)? = #isolation` parameter. On Apple platforms (and in the simulated-Apple build)
+/// also when a caller that the compiler does not know to be isolated runs on the main thread: there the main actor
+/// *is* the main thread, as it is for UIKit and AppKit callbacks and for `NotificationCenter` observers registered
+/// with `queue: .main`. Elsewhere the main thread proves nothing: Swift on Linux may run main-actor jobs on other
+/// threads.
+@usableFromInline
+enum PlatformIsolation {
+    /// Whether the main thread counts as the main actor on this platform.
+    package static var mainThreadIsMainActor: Bool {
+        #if canImport(Darwin) || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// Whether a post made with `isolation` runs on the main actor.
+    @usableFromInline
+    static func isMainActor(_ isolation: (any Actor)?) -> Bool {
+        if let isolation { return isolation === MainActor.shared }
+        return mainThreadIsMainActor && Thread.isMainThread
+    }
 }
 
 // MARK: - Lock discipline

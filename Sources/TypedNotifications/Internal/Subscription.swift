@@ -13,7 +13,8 @@ protocol Observation: AnyObject, Sendable {
 /// The type-independent part of one observer: its filters, its lifetime, and its place in a ``Channel``.
 ///
 /// The registry's bookkeeping (adding, removing, sweeping, counting) works on this non-generic class only, so it runs
-/// as concrete code; only ``Subscription/deliver(_:from:)`` is generic.
+/// as concrete code; only
+/// ``Subscription/deliver(_:from:cancellationsSeen:isolation:)`` is generic.
 ///
 /// `@unchecked Sendable` because of the two weak references, whose types need not be `Sendable`: the sender is only
 /// ever compared by identity, never used, and the owner is `Sendable` where the public API accepts it (it is stored
@@ -39,8 +40,14 @@ class AnySubscription: Observation, @unchecked Sendable {
     /// lock; a post reads it only when its channel's ``AnyChannel/cancellations`` says an observer has ended.
     var isCancelled = false
 
-    init(channel: AnyChannel, sender: AnyObject?, owner: AnyObject?) {
+    /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
+    let site: ObservationSite
+    let kind: ObservationKind
+
+    init(channel: AnyChannel, sender: AnyObject?, owner: AnyObject?, site: ObservationSite, kind: ObservationKind) {
         self.channel = channel
+        self.site = site
+        self.kind = kind
         self.sender = sender
         self.filtersBySender = sender != nil
         self.owner = owner
@@ -81,19 +88,56 @@ class AnySubscription: Observation, @unchecked Sendable {
     func discardPending() {}
 }
 
+/// One delivery waiting in a ``Mailbox``: the payload, and the sender for handlers that take it.
+///
+/// `@unchecked Sendable` because the sender need not be `Sendable`. It is only kept for a handler that asked for it
+/// (otherwise `nil`), and handed to that handler on its queue or actor, as Foundation hands `object` to an observer
+/// registered with a queue; the package itself only compares it by identity.
+@usableFromInline
+struct Delivery<Payload: Sendable>: @unchecked Sendable {
+    @usableFromInline
+    let payload: Payload
+    @usableFromInline
+    let sender: AnyObject?
+
+    @usableFromInline
+    init(_ payload: Payload, sender: AnyObject?) {
+        self.payload = payload
+        self.sender = sender
+    }
+}
+
+/// A typed observer's handler, in the shape its observing API took it.
+@usableFromInline
+enum Handler<Payload: Sendable>: Sendable {
+    /// Takes the payload: most observers.
+    case payload(@Sendable (Payload) -> Void)
+    /// Takes the payload and whoever posted it.
+    case payloadAndSender(@Sendable (Payload, AnyObject?) -> Void)
+    /// An `async` handler, run by a task, one delivery at a time.
+    case async(@Sendable (Payload, AnyObject?) async -> Void)
+
+    var takesSender: Bool {
+        if case .payload = self { return false }
+        return true
+    }
+}
+
 /// One typed observer: its handler, and for asynchronous delivery the mailbox in front of it.
 ///
-/// `@unchecked Sendable` as ``AnySubscription``; what it adds is immutable and `Sendable` (a `@Sendable` handler and a
+/// `@unchecked Sendable` as ``AnySubscription``; what it adds is immutable and `Sendable` (a `Sendable` handler and a
 /// `Sendable` mailbox).
 @usableFromInline
 final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Sendable {
     typealias Payload = Subject.Payload
 
     @usableFromInline
-    let handler: @Sendable (Subject.Payload) -> Void
-    /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue or actor.
+    let handler: Handler<Subject.Payload>
+    /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue, actor or task.
     @usableFromInline
-    let mailbox: Mailbox<Subject.Payload>?
+    let mailbox: Mailbox<Delivery<Subject.Payload>>?
+    /// Told about plain posts that `Subject.payload(from:)` cannot decode, with their sender; for the testing kit.
+    let decodingFailed: (@Sendable (any Error, AnyObject?) -> Void)?
 
     @usableFromInline
     init(
@@ -101,25 +145,49 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
         sender: Subject.Sender?,
         owner: AnyObject?,
         executor: Executor?,
-        handler: @escaping @Sendable (Subject.Payload) -> Void
+        handler: Handler<Subject.Payload>,
+        site: ObservationSite,
+        kind: ObservationKind?,
+        decodingFailed: (@Sendable (any Error, AnyObject?) -> Void)? = nil
     ) {
         self.handler = handler
+        self.decodingFailed = decodingFailed
         self.mailbox = executor.map(Mailbox.init)
-        super.init(channel: channel, sender: sender, owner: owner)
+        super.init(
+            channel: channel,
+            sender: sender,
+            owner: owner,
+            site: site,
+            kind: kind ?? ObservationKind(executor: executor, handler: handler)
+        )
     }
 
     override func discardPending() {
         mailbox?.discardPending()
     }
 
+    /// Tells an observer that wants to know about a plain post that could not be decoded, if it would have
+    /// delivered the post; on the posting thread.
+    func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
+        guard let decodingFailed, !hasEnded(cancellationsSeen: count), isAlive, accepts(postSender) else { return }
+        decodingFailed(error, postSender)
+    }
+
     /// Delivers one post if the observation is still active and the sender matches.
     ///
     /// Inlinable, so that a post's loop over its observers is specialised in the caller.
-    /// - Parameter count: The channel's ``AnyChannel/cancellations`` when the post took its snapshot of observers.
+    /// - Parameters:
+    ///   - count: The channel's ``AnyChannel/cancellations`` when the post took its snapshot of observers.
+    ///   - isolation: The actor the post was made on, if any: an observer isolated to it runs during the post.
     /// - Returns: whether the handler was reached (or its delivery queued).
     @discardableResult
     @inlinable
-    func deliver(_ payload: Subject.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) -> Bool {
+    func deliver(
+        _ payload: Subject.Payload,
+        from postSender: AnyObject?,
+        cancellationsSeen count: UInt64,
+        isolation: (any Actor)?
+    ) -> Bool {
         if hasEnded(cancellationsSeen: count) { return false }
         // Checked before the sender filter, so that any post ends an observation whose owner is gone.
         guard isAlive else {
@@ -128,25 +196,94 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
         }
         if !accepts(postSender) { return false }
         if let mailbox {
-            enqueue(payload, in: mailbox)
-        } else {
+            deliverLater(payload, from: postSender, isolation: isolation, through: mailbox)
+        } else if case .payload(let handler) = handler {
             handler(payload)
+        } else {
+            run(Delivery(payload, sender: postSender))
         }
         return true
     }
 
+    /// Queues a delivery, or, for an observer isolated to the actor the post is made on, delivers what is queued and
+    /// then this one, before the post goes on.
     @usableFromInline
-    func enqueue(_ payload: Subject.Payload, in mailbox: Mailbox<Subject.Payload>) {
-        mailbox.enqueue(payload) { payload in self.runHandler(payload) }
+    func deliverLater(
+        _ payload: Subject.Payload,
+        from postSender: AnyObject?,
+        isolation: (any Actor)?,
+        through mailbox: Mailbox<Delivery<Subject.Payload>>
+    ) {
+        let delivery = Delivery(payload, sender: handler.takesSender ? postSender : nil)
+        if case .async = handler {
+            mailbox.enqueue(delivery) { delivery in await self.runQueued(delivery) }
+        } else if mailbox.executor.isCurrent(isolation) {
+            while let queued = mailbox.takeQueued() { runQueued(queued) }
+            run(delivery)
+        } else {
+            mailbox.enqueue(delivery) { delivery in self.runQueued(delivery) }
+        }
+    }
+
+    @usableFromInline
+    func run(_ delivery: Delivery<Subject.Payload>) {
+        switch handler {
+        case .payload(let handler): handler(delivery.payload)
+        case .payloadAndSender(let handler): handler(delivery.payload, delivery.sender)
+        case .async: preconditionFailure("an async handler runs from its mailbox")
+        }
+    }
+
+    /// Whether a delivery that waited in the mailbox may still run.
+    private var mayRunQueued: Bool {
+        guard !ObserverRegistry.shared.isCancelled(self) else { return false }
+        guard isAlive else {
+            cancel()
+            return false
+        }
+        return true
     }
 
     /// The last check before the handler runs, for deliveries that waited in a mailbox.
-    private func runHandler(_ payload: Payload) {
-        guard !ObserverRegistry.shared.isCancelled(self) else { return }
-        guard isAlive else {
-            cancel()
+    private func runQueued(_ delivery: Delivery<Payload>) {
+        if mayRunQueued { run(delivery) }
+    }
+
+    private func runQueued(_ delivery: Delivery<Payload>) async {
+        guard mayRunQueued, case .async(let handler) = handler else { return }
+        await handler(delivery.payload, delivery.sender)
+    }
+}
+
+/// Where an observation was made: the `#fileID` and `#line` of the observing call, captured as static data.
+@usableFromInline
+struct ObservationSite: Sendable {
+    let fileID: StaticString
+    let line: UInt
+
+    @usableFromInline
+    init(fileID: StaticString, line: UInt) {
+        self.fileID = fileID
+        self.line = line
+    }
+}
+
+/// How an observation delivers, for ``Foundation/NotificationCenter/typedObservations``.
+@usableFromInline
+enum ObservationKind: Sendable {
+    case immediate, queue, mainActor, actor, async, sequence
+
+    @usableFromInline
+    init(executor: Executor?, handler: Handler<some Sendable>) {
+        if case .async = handler {
+            self = .async
             return
         }
-        handler(payload)
+        switch executor {
+        case nil: self = .immediate
+        case .dispatch, .operation: self = .queue
+        case .actor(let target): self = target.actor === MainActor.shared ? .mainActor : .actor
+        case .task: self = .async
+        }
     }
 }

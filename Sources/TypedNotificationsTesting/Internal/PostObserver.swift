@@ -29,28 +29,16 @@ struct ObservedPost<Subject: Notifiable>: Sendable {
     let isFromObservedSender: Bool
 }
 
-/// A plain Foundation observer of one `Notifiable` type's name that sees every post once, with its sender.
+/// A typed observer of every `Subject` post on a center, from any sender, that tells who posted each.
 ///
-/// The testing kit needs each post's sender, which the typed handlers of `TypedNotifications` do not receive, so it
-/// observes the way plain `NotificationCenter` code does: typed posts reach plain observers with `object` set to the
-/// sender and `userInfo` from `Subject.userInfo(for:)`, and plain posts arrive as they are. Either way, each post
-/// reaches this observer exactly once, synchronously on the posting thread, and its payload is decoded with
-/// `Subject.payload(from:)`, as the package's bridge decodes plain posts for typed observers. A decoding error is handed
-/// on, never thrown.
+/// It observes through the package's own typed observation with the sender (the package-level `observeEveryPost`,
+/// which also hands on plain posts that do not decode, as errors): each post, typed or plain, reaches it exactly once,
+/// synchronously on the posting thread, in the order typed observers are called.
 ///
-/// Sender filtering is done here, by identity against a weak reference, not with Foundation's `object:` parameter,
-/// which on Linux compares addresses only and would match a new object at a freed sender's address.
+/// Sender filtering is done here, by identity against a weak reference, so that posts from other senders can be
+/// reported too.
 final class PostObserver<Subject: Notifiable>: Sendable {
-    private let center: NotificationCenter
-    private let sender: SenderReference
-    private let filtersBySender: Bool
-    private let handler: @Sendable (ObservedPost<Subject>) -> Void
-    /// Foundation's registration, taken out exactly once by ``cancel()``: on Linux, removing a stale registration a
-    /// second time can remove another, newer observer.
-    private let registration = Locked<Registration?>(nil)
-    /// Set first by ``cancel()``. Foundation on Linux still calls an observer removed during a post that is already
-    /// delivering, so ``receive(_:)`` checks it.
-    private let cancelled = AtomicWord.make()
+    private let token: NotificationToken
 
     /// Starts observing before it returns.
     init(
@@ -58,49 +46,25 @@ final class PostObserver<Subject: Notifiable>: Sendable {
         sender: Subject.Sender?,
         handler: @escaping @Sendable (ObservedPost<Subject>) -> Void
     ) {
-        self.center = center
-        self.sender = SenderReference(sender)
-        self.filtersBySender = sender != nil
-        self.handler = handler
-        // Foundation hands the block below to posting threads through its own lock, which ThreadSanitizer cannot see
-        // on Linux; this release, paired with the acquire in `receive(_:)`, lets it see the fields above published.
-        FoundationPublication.publish()
-        let token = center.addObserver(forName: Subject.notificationName, object: nil, queue: nil) {
-            [weak self] notification in
-            self?.receive(notification)
+        let observed = SenderReference(sender)
+        let filtersBySender = sender != nil
+        token = center.observeEveryPost(Subject.self) { payload, object in
+            var isFromObservedSender = true
+            if filtersBySender {
+                isFromObservedSender = object.map(observed.refers(to:)) ?? false
+            }
+            handler(
+                ObservedPost(
+                    payload: payload,
+                    sender: SenderReference(object),
+                    isFromObservedSender: isFromObservedSender
+                )
+            )
         }
-        registration.withLock { $0 = Registration(token: token) }
-    }
-
-    deinit {
-        cancel()
     }
 
     /// Ends the observation: no post that starts after this returns reaches the handler. Idempotent, thread-safe.
     func cancel() {
-        guard cancelled.set() else { return }
-        guard let registration = registration.withLock({ $0.take() }) else { return }
-        center.removeObserver(registration.token)
+        token.cancel()
     }
-
-    private func receive(_ notification: Notification) {
-        FoundationPublication.acquire()
-        guard !cancelled.isSet else { return }
-        let object = notification.object.map { $0 as AnyObject }
-        var isFromObservedSender = true
-        if filtersBySender {
-            isFromObservedSender = object.map(sender.refers(to:)) ?? false
-        }
-        let payload = Result { try Subject.payload(from: notification) }
-        let sender = SenderReference(object)
-        handler(ObservedPost(payload: payload, sender: sender, isFromObservedSender: isFromObservedSender))
-    }
-}
-
-/// Foundation's observer token.
-///
-/// `@unchecked Sendable` because `NSObjectProtocol` is not `Sendable`; that is safe because the token is never used,
-/// only stored under ``PostObserver``'s lock and handed back to `removeObserver(_:)` once.
-private struct Registration: @unchecked Sendable {
-    let token: any NSObjectProtocol
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TypedNotifications
 
 // MARK: - Notification types
@@ -140,4 +141,19 @@ final class PlainObservers: @unchecked Sendable {
 struct Numbered: Notifiable {
     let thread: Int
     let index: Int
+}
+
+/// What an observation returned, token or owner-bound, for tests that keep both kinds side by side.
+///
+/// Releasing a `.token` ends its observation; releasing an `.ownerBound` does not (its owner's lifetime does).
+enum HeldObservation {
+    case token(NotificationToken)
+    case ownerBound(OwnerBoundObservation)
+
+    func cancel() {
+        switch self {
+        case .token(let token): token.cancel()
+        case .ownerBound(let observation): observation.cancel()
+        }
+    }
 }

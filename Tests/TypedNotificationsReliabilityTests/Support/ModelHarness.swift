@@ -13,10 +13,15 @@ final class ModelHarness: @unchecked Sendable {
     private(set) var sightings: [[Sighting]] = [[], []]
     /// How often a new sender got the address of the one it replaced (the case sender filtering must survive).
     private(set) var reusedAddresses = 0
+    /// Calls of a sender-taking handler (every odd observer that is not owner-bound) whose sender was not the
+    /// object of the post in progress: its sender if it is a `Sender`, otherwise `nil`.
+    private(set) var wrongSenders: [String] = []
+    /// The object of each post in progress, innermost last.
+    private var postObjects: [AnyObject?] = []
 
     private var senders: [Sender?]
     private var nextGeneration: Int
-    private var tokens: [Int: NotificationToken] = [:]
+    private var tokens: [Int: HeldObservation] = [:]
     private var owners: [Int: Owner] = [:]
     private var specs: [Int: ObserverSpec] = [:]
     private var reacted: Set<Int> = []
@@ -53,6 +58,7 @@ final class ModelHarness: @unchecked Sendable {
 
     func takeRecords() -> (deliveries: [Delivery], sightings: [[Sighting]]) {
         defer {
+            wrongSenders.removeAll()
             deliveries.removeAll(keepingCapacity: true)
             for index in sightings.indices { sightings[index].removeAll(keepingCapacity: true) }
         }
@@ -85,6 +91,10 @@ final class ModelHarness: @unchecked Sendable {
         withExtendedLifetime(object) {}
     }
 
+    private func release(_ observation: HeldObservation?) {
+        withExtendedLifetime(observation) {}
+    }
+
     private func sender(_ choice: SenderChoice) -> Sender? {
         switch choice {
         case .none: nil
@@ -96,23 +106,36 @@ final class ModelHarness: @unchecked Sendable {
         specs[spec.id] = spec
         let sender = sender(spec.filter)
         let id = spec.id
-        let token: NotificationToken
+        let token: HeldObservation
         if spec.isOwnerBound {
             let owner = Owner()
             owners[id] = owner
-            token = center.observe(Tick.self, for: owner, from: sender) { [weak self] _, tick in
-                self?.handle(tick, by: id)
-            }
+            token = .ownerBound(
+                center.observe(Tick.self, for: owner, from: sender) { [weak self] _, tick in
+                    self?.handle(tick, by: id)
+                }
+            )
+        } else if id.isMultiple(of: 2) {
+            token = .token(
+                center.observe(Tick.self, from: sender) { [weak self] tick in
+                    self?.handle(tick, by: id)
+                }
+            )
         } else {
-            token = center.observe(Tick.self, from: sender) { [weak self] tick in
-                self?.handle(tick, by: id)
-            }
+            token = .token(
+                center.observe(Tick.self, from: sender) { [weak self] tick, postSender in
+                    self?.checkSender(postSender, of: tick, by: id)
+                    self?.handle(tick, by: id)
+                }
+            )
         }
         tokens[id] = token
     }
 
     private func post(_ post: PostSpec) {
         let sender = sender(post.sender)
+        postObjects.append(sender)
+        defer { postObjects.removeLast() }
         switch post.style {
         case .typed:
             center.post(Tick(id: post.id), from: sender)
@@ -144,6 +167,13 @@ final class ModelHarness: @unchecked Sendable {
         }
     }
 
+    private func checkSender(_ received: AnyObject?, of tick: Tick, by observer: Int) {
+        let expected = postObjects.last.flatMap { $0 as? Sender }
+        if received !== expected {
+            wrongSenders.append("observer \(observer) got \(String(describing: received)) for post \(tick.id)")
+        }
+    }
+
     private func record(_ notification: Notification, by recorder: Int) {
         let tick = notification.userInfo?[Notification.typedPayloadKey] as? Tick
         let sender = (notification.object as? Sender)?.generation ?? -1
@@ -167,6 +197,8 @@ final class ModelHarness: @unchecked Sendable {
     }
 
     private func repostVerbatim(_ notification: Notification, asNotification: Bool) {
+        postObjects.append(notification.object.map { $0 as AnyObject })
+        defer { postObjects.removeLast() }
         if asNotification {
             center.post(notification)
         } else {

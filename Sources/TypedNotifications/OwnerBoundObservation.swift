@@ -1,0 +1,64 @@
+public import Foundation
+
+/// An observation that lasts as long as its owner: what the owner-bound `observe(…for:…)` forms return.
+///
+/// Unlike a ``NotificationToken``, nothing needs to keep it: the observation ends by itself when the owner is
+/// deallocated, and releasing this value does not end it. Its type says so, so that the compiler keeps it apart from
+/// tokens: it cannot go into a `Set<NotificationToken>` whose clearing is meant to end observations. Keep it only to
+/// end the observation early with ``cancel()``.
+///
+/// ```swift
+/// struct CounterDidChange: Notifiable { let count: Int }
+/// final class CounterModel: Sendable {
+///     func show(_ count: Int) { print(count) }
+/// }
+///
+/// let center = NotificationCenter()
+/// let model = CounterModel()
+/// let observation = center.observe(CounterDidChange.self, for: model) { model, change in model.show(change.count) }
+/// center.post(CounterDidChange(count: 1))   // prints 1
+/// observation.cancel()
+/// center.post(CounterDidChange(count: 2))   // prints nothing
+/// ```
+public struct OwnerBoundObservation: Sendable {
+    let observation: any Observation
+
+    @usableFromInline
+    init(_ observation: any Observation) {
+        self.observation = observation
+    }
+
+    /// Ends the observation before its owner goes; idempotent and thread-safe, as ``NotificationToken/cancel()``.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// final class CounterModel: Sendable {}
+    /// let model = CounterModel()
+    /// let observation = CounterDidChange.observe(for: model) { _, change in print(change.count) }
+    /// observation.cancel()
+    /// ```
+    public func cancel() {
+        observation.cancel()
+    }
+}
+
+extension NotificationCenter {
+    /// Ends the owner-bound observation, if it is on this center; as ``OwnerBoundObservation/cancel()``.
+    ///
+    /// Without this overload, `removeObserver(_:)` would take the observation as `Any` and silently do nothing.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// final class CounterModel: Sendable {}
+    /// let center = NotificationCenter()
+    /// let model = CounterModel()
+    /// let observation = center.observe(CounterDidChange.self, for: model) { _, change in print(change.count) }
+    /// center.removeObserver(observation)
+    /// center.post(CounterDidChange(count: 1))   // prints nothing
+    /// ```
+    ///
+    /// - Parameter observation: What the owner-bound `observe` returned.
+    public func removeObserver(_ observation: OwnerBoundObservation) {
+        if observation.observation.isObserving(self) { observation.cancel() }
+    }
+}

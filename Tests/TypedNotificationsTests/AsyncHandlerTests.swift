@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+@testable import TypedNotifications
+
+/// Observers with an `async` handler: one delivery at a time, in post order, never blocking the poster.
+@Suite struct AsyncHandlerTests {
+    /// Tracks how many handler calls are in progress at once.
+    final class Overlap: Sendable {
+        private let running = AtomicWord.make()
+        private let overlapped = AtomicWord.make()
+
+        func enter() {
+            if running.add(1) > 1 { overlapped.store(1) }
+        }
+
+        func leave() {
+            running.add(UInt64.max)  // wraps around: minus one
+        }
+
+        var everOverlapped: Bool { overlapped.isSet }
+    }
+
+    @Test func asyncHandlerSeesEachThreadsPostsInOrderOneAtATime() async {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let overlap = Overlap()
+        let done = Signal()
+        let perThread = 200
+        let token = center.observe(CounterDidChange.self) { change async in
+            overlap.enter()
+            await Task.yield()  // suspends mid-delivery: the next delivery must still wait for this one
+            received.append(change.count)
+            overlap.leave()
+            if received.count == 2 * perThread { done.fire() }
+        }
+        for thread in 0..<2 {
+            let returned = runOnAnotherThreadAndWait {
+                for index in 0..<perThread { center.post(CounterDidChange(count: thread * 10_000 + index)) }
+            }
+            #expect(returned)
+        }
+        await done.wait()
+        let values = received.values
+        #expect(values.count == 2 * perThread)
+        for thread in 0..<2 {
+            #expect(values.filter { $0 / 10_000 == thread } == (0..<perThread).map { thread * 10_000 + $0 })
+        }
+        #expect(!overlap.everOverlapped)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func postNeverWaitsForAnAsyncHandler() async {
+        let center = NotificationCenter()
+        let gate = AsyncStream.makeStream(of: Void.self)
+        let started = Signal()
+        let token = center.observe(CounterDidChange.self) { _ async in
+            started.fire()
+            for await _ in gate.stream {}  // suspended until the test has seen every post return
+        }
+        let returned = runOnAnotherThreadAndWait {
+            for count in 0..<10 { center.post(CounterDidChange(count: count)) }
+        }
+        #expect(returned)
+        await started.wait()
+        gate.continuation.finish()
+        withExtendedLifetime(token) {}
+    }
+
+    /// A payload that says when it is released, so that the test sees queued deliveries dropped, not merely late.
+    final class Tracked: Sendable {
+        let onRelease: @Sendable () -> Void
+        init(onRelease: @escaping @Sendable () -> Void) { self.onRelease = onRelease }
+        deinit { onRelease() }
+    }
+
+    enum TrackedPost: Notifiable { typealias Payload = Tracked }
+
+    @Test func cancellingDropsWhatIsStillQueued() async {
+        let center = NotificationCenter()
+        let calls = Counter()
+        let released = Counter()
+        let started = Signal()
+        let finished = Signal()
+        let gate = AsyncStream.makeStream(of: Void.self)
+        let token = center.observe(TrackedPost.self) { _ async in
+            calls.increment()
+            started.fire()
+            for await _ in gate.stream {}
+            finished.fire()
+        }
+        center.post(TrackedPost.self, payload: Tracked { released.increment() })
+        await started.wait()
+        for _ in 0..<5 { center.post(TrackedPost.self, payload: Tracked { released.increment() }) }
+        #expect(released.count == 0, "five payloads are queued behind the running call")
+        token.cancel()
+        #expect(released.count == 5, "cancelling released the five queued payloads: they can never be delivered")
+        gate.continuation.finish()
+        await finished.wait()
+        #expect(calls.count == 1)
+    }
+}
+
+/// Handlers that take the sender.
+@Suite struct SenderHandlerTests {
+    @Test func handlerReceivesTheTypedSenderOfTypedAndPlainPosts() {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let seen = Recorded<String>()
+        let token = center.observe(Reading.self) { reading, thermometer in
+            seen.append("\(reading.celsius) \(thermometer === kitchen ? "kitchen" : thermometer == nil ? "nil" : "?")")
+        }
+        center.post(Reading(celsius: 1), from: kitchen)
+        center.post(Reading(celsius: 2))
+        center.post(
+            name: Reading.notificationName, object: kitchen, userInfo: Reading.userInfo(for: Reading(celsius: 3)))
+        // A plain post whose object is not a `Thermometer`: the handler gets `nil`, not a wrong cast.
+        center.post(
+            name: Reading.notificationName, object: Sender(), userInfo: Reading.userInfo(for: Reading(celsius: 4)))
+        #expect(seen.values == ["1.0 kitchen", "2.0 nil", "3.0 kitchen", "4.0 nil"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func queuedHandlerReceivesTheSender() async {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let seen = Recorded<Bool>()
+        let done = Signal()
+        let token = Reading.observe(in: center, delivery: .async(on: DispatchQueue(label: "readings"))) {
+            _, thermometer in
+            seen.append(thermometer === kitchen)
+            done.fire()
+        }
+        Reading(celsius: 1).post(from: kitchen, in: center)
+        await done.wait()
+        #expect(seen.values == [true])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func senderFilterStillApplies() {
+        let center = NotificationCenter()
+        let kitchen = Thermometer()
+        let seen = Recorded<Double>()
+        let token = center.observe(Reading.self, from: kitchen) { reading, thermometer in
+            #expect(thermometer === kitchen)
+            seen.append(reading.celsius)
+        }
+        center.post(Reading(celsius: 1), from: Thermometer())
+        center.post(Reading(celsius: 2), from: kitchen)
+        #expect(seen.values == [2])
+        withExtendedLifetime(token) {}
+    }
+}
+
+/// What owner-bound observations return.
+@Suite struct OwnerBoundObservationTests {
+    @Test func releasingTheResultDoesNotEndTheObservationButCancelDoes() {
+        let center = NotificationCenter()
+        let owner = Sender()
+        let counts = Recorded<Int>()
+        do {
+            _ = center.observe(CounterDidChange.self, for: owner) { _, change in counts.append(change.count) }
+        }
+        center.post(CounterDidChange(count: 1))
+        let observation = CounterDidChange.observe(for: owner, in: center) { _, change in counts.append(-change.count) }
+        observation.cancel()
+        center.post(CounterDidChange(count: 2))
+        #expect(counts.values == [1, 2])
+        withExtendedLifetime(owner) {}
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import TypedNotifications
+
+/// `typedObservations`: what is observed, how, and where in the code.
+@Suite struct IntrospectionTests {
+    @Test func listsEachObservationWithTheFileAndLineThatMadeIt() {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let owner = Sender()
+        let line = #line
+        let token = center.observe(CounterDidChange.self) { _ in }
+        let queued = center.observe(CounterDidChange.self, delivery: .async(on: .global())) { _ in }
+        let fromOne = center.observe(UserDidLogIn.self, from: sender) { _ in }
+        center.observe(CounterDidChange.self, for: owner) { _, _ in }
+        let sequence = center.notifications(of: CounterDidChange.self)
+        let onMain = center.observeOnMainActor(CounterDidChange.self) { _ in }
+        let asynchronous = center.observe(CounterDidChange.self) { _ async in }
+
+        let observations = center.typedObservations
+        let counter = String(reflecting: CounterDidChange.self)
+        let user = String(reflecting: UserDidLogIn.self)
+        #expect(observations.map(\.typeName) == Array(repeating: counter, count: 6) + [user])
+        #expect(
+            observations.map(\.delivery) == [.immediate, .queue, .immediate, .sequence, .mainActor, .async, .immediate])
+        #expect(observations.map(\.line) == [1, 2, 4, 5, 6, 7, 3].map { line + $0 })
+        #expect(observations.allSatisfy { $0.fileID == #fileID })
+        #expect(observations.map(\.isOwnerBound) == [false, false, true, false, false, false, false])
+        #expect(observations.map(\.filtersBySender) == [false, false, false, false, false, false, true])
+        #expect(observations.last?.name == UserDidLogIn.notificationName)
+        #expect(observations.first?.description == "\(counter), immediate, any sender, \(#fileID):\(line + 1)")
+        #expect(observations[2].description == "\(counter), immediate, any sender, owner-bound, \(#fileID):\(line + 4)")
+        withExtendedLifetime((token, queued, fromOne, owner, sequence, onMain, asynchronous)) {}
+    }
+
+    @Test func typeShorthandsRecordTheCallersLocation() {
+        let center = NotificationCenter()
+        let line = #line
+        let token = CounterDidChange.observe(in: center) { _ in }
+        let values = CounterDidChange.notifications(in: center)
+        #expect(center.typedObservations.map(\.line) == [line + 1, line + 2])
+        withExtendedLifetime((token, values)) {}
+    }
+
+    @Test func endedObservationsAreNotListed() {
+        let center = NotificationCenter()
+        var owner: Sender? = Sender()
+        let token = center.observe(CounterDidChange.self) { _ in }
+        center.observe(CounterDidChange.self, for: owner!) { _, _ in }
+        #expect(center.typedObservations.count == 2)
+        owner = nil
+        #expect(center.typedObservations.count == 1, "an owner-bound observation whose owner is gone has ended")
+        token.cancel()
+        #expect(center.typedObservations.isEmpty)
+    }
+
+    @Test func observationsOfAnotherCenterAreNotListed() {
+        let center = NotificationCenter()
+        let other = NotificationCenter()
+        let token = other.observe(CounterDidChange.self) { _ in }
+        #expect(center.typedObservations.isEmpty)
+        #expect(other.typedObservations.count == 1)
+        withExtendedLifetime(token) {}
+    }
+}
+
+/// Scoped diagnostics handlers and the post trace.
+@Suite struct ScopedDiagnosticsTests {
+    @Test func scopedHandlerSeesOnlyItsOwnScopesEvents() async {
+        let center = NotificationCenter()
+        let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
+        let inside = Recorded<String>()
+        let record: @Sendable (NotificationDiagnostics.Event) -> Void = { event in inside.append(event.name.rawValue) }
+        await NotificationDiagnostics.withHandler(record) {
+            center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: ["amount": 1])
+            await Task {
+                center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: [:])
+            }.value
+        }
+        // Outside the scope: no handler of this test's sees it.
+        center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: [:])
+        #expect(inside.values == Array(repeating: BridgingTests.PaymentAccepted.notificationName.rawValue, count: 2))
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func parallelScopesDoNotSeeEachOthersEvents() async {
+        let results = await withTaskGroup(of: Int.self) { group in
+            for failures in 1...4 {
+                group.addTask {
+                    let center = NotificationCenter()
+                    let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
+                    let events = Counter()
+                    let count: @Sendable (NotificationDiagnostics.Event) -> Void = { _ in events.increment() }
+                    NotificationDiagnostics.withHandler(count) {
+                        for _ in 0..<failures {
+                            center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil)
+                        }
+                    }
+                    withExtendedLifetime(token) {}
+                    return failures * 100 + events.count
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.sorted() == [101, 202, 303, 404])
+    }
+}
