@@ -1,10 +1,10 @@
 // A typed Combine publisher, where Combine exists.
 //
-// Built only on the library's public API (`observe(_:from:_:)` and `NotificationToken`), so that this same file
-// compiles outside the library: `IntegrationTests/Combine` compiles it, through a symbolic link, against OpenCombine
-// with `TYPED_NOTIFICATIONS_OPENCOMBINE` defined, and tests it on Linux. Inside the library the module's internal
-// names are in scope too (it has an internal `Subscription` class, for one): this file names Combine's
-// `Subscription` protocol only through `CombineSubscription` below, and uses nothing internal.
+// Built only on the library's public API (`observe(_:from:delivery:file:line:_:)` and `NotificationToken`), so that
+// this same file compiles outside the library: `IntegrationTests/Combine` compiles it, through a symbolic link,
+// against OpenCombine with `TYPED_NOTIFICATIONS_OPENCOMBINE` defined, and tests it on Linux. Inside the library the
+// module's internal names are in scope too (it has an internal `Subscription` class, for one): this file names
+// Combine's `Subscription` protocol only through `CombineSubscription` below, and uses nothing internal.
 #if TYPED_NOTIFICATIONS_OPENCOMBINE
 public import OpenCombine
 public import TypedNotifications
@@ -22,9 +22,9 @@ private typealias CombineSubscription = Combine.Subscription
 
 /// A Combine publisher of the payloads posted for one `Notifiable` type on one center.
 ///
-/// Made by ``Foundation/NotificationCenter/publisher(for:from:)`` or ``Notifiable/publisher(from:in:)``; the typed
-/// counterpart of Foundation's `NotificationCenter.Publisher`, and the Combine counterpart of
-/// ``NotificationSequence``. It never fails and never completes.
+/// Made by ``Foundation/NotificationCenter/publisher(for:from:file:line:)`` or
+/// ``Notifiable/publisher(from:in:file:line:)``; the typed counterpart of Foundation's `NotificationCenter.Publisher`,
+/// and the Combine counterpart of ``NotificationSequence``. It never fails and never completes.
 ///
 /// - Observation begins when a subscriber subscribes (`sink`, `assign` and SwiftUI's `onReceive` subscribe for
 ///   you), before the subscriber receives its subscription; making the publisher observes nothing. Each subscriber
@@ -48,7 +48,9 @@ private typealias CombineSubscription = Combine.Subscription
 ///   main-thread work such as UI updates, post on the main actor or add `.receive(on: DispatchQueue.main)`.
 ///
 /// A sender filter holds its sender weakly: a subscription made after the sender was deallocated never delivers,
-/// since that sender can no longer post.
+/// since that sender can no longer post. ``Foundation/NotificationCenter/typedObservations`` lists each
+/// subscription's observation with ``TypedObservation/Delivery/immediate`` delivery and the file and line where the
+/// publisher was made.
 ///
 /// ```swift
 /// struct CartDidChange: Notifiable { let itemCount: Int }
@@ -76,13 +78,15 @@ public struct NotificationPublisher<Output: Sendable>: Publisher, Sendable {
     init<Subject: Notifiable>(
         center: NotificationCenter,
         subject: Subject.Type,
-        sender: Subject.Sender?
+        sender: Subject.Sender?,
+        file: StaticString,
+        line: UInt
     ) where Subject.Payload == Output {
         let filter = SenderFilter(sender)
         observe = { deliver in
             switch filter.sender {
-            case .everySender: center.observe(subject, from: nil, deliver)
-            case .only(let sender): center.observe(subject, from: sender, deliver)
+            case .everySender: center.observe(subject, from: nil, file: file, line: line, deliver)
+            case .only(let sender): center.observe(subject, from: sender, file: file, line: line, deliver)
             case .gone: nil
             }
         }
@@ -148,21 +152,26 @@ extension NotificationCenter {
     ///   - subject: The notification type to observe.
     ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender. The
     ///     publisher holds it weakly.
+    ///   - file: Where the publisher is made, for ``typedObservations``, which lists each subscription's observation
+    ///     with this file and line and ``TypedObservation/Delivery/immediate`` delivery; leave the default.
+    ///   - line: Where the publisher is made, for ``typedObservations``; leave the default.
     /// - Returns: A publisher of payloads that never fails and never completes.
     public func publisher<Subject: Notifiable>(
         for subject: Subject.Type,
-        from sender: Subject.Sender? = nil
+        from sender: Subject.Sender? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> NotificationPublisher<Subject.Payload> {
-        NotificationPublisher(center: self, subject: subject, sender: sender)
+        NotificationPublisher(center: self, subject: subject, sender: sender, file: file, line: line)
     }
 }
 
 extension Notifiable {
     /// A Combine publisher of the payloads of this type's posts on `center`.
     ///
-    /// Shorthand for ``Foundation/NotificationCenter/publisher(for:from:)``, and the Combine counterpart of
-    /// ``Notifiable/notifications(from:in:bufferingPolicy:)``. In SwiftUI, `onReceive` subscribes for as long as the
-    /// view is shown, and calls its closure on the posting thread: post on the main actor, or add
+    /// Shorthand for ``Foundation/NotificationCenter/publisher(for:from:file:line:)``, and the Combine counterpart of
+    /// ``Notifiable/notifications(from:in:bufferingPolicy:file:line:)``. In SwiftUI, `onReceive` subscribes for as
+    /// long as the view is shown, and calls its closure on the posting thread: post on the main actor, or add
     /// `.receive(on: DispatchQueue.main)`.
     ///
     /// ```swift
@@ -179,12 +188,16 @@ extension Notifiable {
     ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender. The
     ///     publisher holds it weakly.
     ///   - center: The center to observe; `.default` unless given.
+    ///   - file: Where the publisher is made, for `typedObservations`; leave the default.
+    ///   - line: Where the publisher is made, for `typedObservations`; leave the default.
     /// - Returns: A publisher of payloads that never fails and never completes.
     public static func publisher(
         from sender: Sender? = nil,
-        in center: NotificationCenter = .default
+        in center: NotificationCenter = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> NotificationPublisher<Payload> {
-        center.publisher(for: Self.self, from: sender)
+        center.publisher(for: Self.self, from: sender, file: file, line: line)
     }
 }
 

@@ -359,6 +359,40 @@ func isSendable(_: some Sendable) -> Bool { true }
         #expect(subscriber.completions == 0)
     }
 
+    // MARK: - Introspection
+
+    @Test func typedObservationsListEachSubscriptionWhereThePublisherWasMade() throws {
+        let center = NotificationCenter()
+        let cart = Cart()
+        let line = #line + 1
+        let publisher = CartDidChange.publisher(from: cart, in: center)
+        #expect(center.typedObservations.isEmpty)
+        let first = RecordingSubscriber<CartDidChange>()
+        let second = RecordingSubscriber<CartDidChange>()
+        publisher.subscribe(first)
+        publisher.subscribe(second)
+        let observations = center.typedObservations
+        #expect(observations.count == 2)
+        let observation = try #require(observations.first)
+        #expect(observation.fileID == #fileID)
+        #expect(observation.line == line)
+        #expect(observation.delivery == .immediate)
+        #expect(observation.filtersBySender)
+        #expect(!observation.isOwnerBound)
+        first.cancel()
+        second.cancel()
+        #expect(center.typedObservations.isEmpty)
+    }
+
+    @Test func theCenterSpellingRecordsWhereThePublisherWasMade() {
+        let center = NotificationCenter()
+        let subscriber = RecordingSubscriber<CartDidChange>()
+        let line = #line + 1
+        center.publisher(for: CartDidChange.self).subscribe(subscriber)
+        #expect(center.typedObservations.map(\.line) == [line])
+        subscriber.cancel()
+    }
+
     // MARK: - Threads
 
     @Test func concurrentPostsArriveExactlyOnceInEachThreadsOrder() {
