@@ -8,7 +8,9 @@ import TypedNotifications
 // article. The only additions are `withExtendedLifetime(token) {}` where a snippet leaves its token unused, lines
 // marked `// test only`, and type names qualified where a declaration cannot be nested. Inside a namespace, `print`
 // is the namespace's own, which records the line, so the tests check exactly what an example prints. Only public API
-// is used: this file does not `@testable import`. When you change an article's code, change it here too.
+// is used: this file does not `@testable import`. When you change an article's code, change it here too. The
+// Combine examples of the "Combine and SwiftUI" article are compiled against OpenCombine, and run, in
+// `IntegrationTests/Combine/Tests/TypedNotificationsOpenCombineTests/DocumentationExamplesTests.swift`.
 //
 // Every test makes its own `NotificationCenter()`, except the one example about the default center, which is in the
 // `.serialized` suite `GettingStarted` with the rest of that article's tests.
