@@ -7,7 +7,7 @@ public import Foundation
 // MARK: - Observing on a center
 
 extension NotificationCenter {
-    /// Calls `handler` with the payload of every `Subject` post on this center, until the token is cancelled or
+    /// Calls `handler` with the payload of every `Event` post on this center, until the token is cancelled or
     /// released.
     ///
     /// - The handler runs synchronously on the posting thread before `post` returns, unless `delivery` says
@@ -35,13 +35,13 @@ extension NotificationCenter {
     ///   - handler: Receives each payload.
     /// - Returns: The token that keeps the observation alive.
     @inlinable
-    public func observe<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        from sender: Subject.Sender? = nil,
+    public func observe<Event: Notifiable>(
+        _ subject: Event.Type,
+        from sender: Event.Sender? = nil,
         delivery: NotificationDelivery = .immediate,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (Subject.Payload) -> Void
+        _ handler: @escaping @Sendable (Event.Payload) -> Void
     ) -> NotificationToken {
         NotificationToken(
             register(
@@ -54,13 +54,13 @@ extension NotificationCenter {
         )
     }
 
-    /// Calls `handler` with the payload and the sender of every `Subject` post on this center, until the token is
+    /// Calls `handler` with the payload and the sender of every `Event` post on this center, until the token is
     /// cancelled or released.
     ///
     /// For code that observes many senders and must know which one posted. The sender is the post's `from:` object,
-    /// or for a plain post its `object`; it is `nil` when there is none or when it is not a `Subject.Sender`. With a
+    /// or for a plain post its `object`; it is `nil` when there is none or when it is not a `Event.Sender`. With a
     /// queue ``NotificationDelivery``, the sender is kept until the handler has run, as Foundation keeps `object`
-    /// for observers registered with a queue. Otherwise as ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload)->Void)``.
+    /// for observers registered with a queue. Otherwise as ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Event.Payload)->Void)``.
     ///
     /// ```swift
     /// final class Document: Sendable { let title: String; init(title: String) { self.title = title } }
@@ -84,33 +84,33 @@ extension NotificationCenter {
     ///   - line: Where the observation is made, for ``typedObservations``; leave the default.
     ///   - handler: Receives each payload and its sender.
     /// - Returns: The token that keeps the observation alive.
-    public func observe<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        from sender: Subject.Sender? = nil,
+    public func observe<Event: Notifiable>(
+        _ subject: Event.Type,
+        from sender: Event.Sender? = nil,
         delivery: NotificationDelivery = .immediate,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (Subject.Payload, Subject.Sender?) -> Void
+        _ handler: @escaping @Sendable (Event.Payload, Event.Sender?) -> Void
     ) -> NotificationToken {
         NotificationToken(
             register(
                 subject,
                 sender: sender,
                 executor: delivery.executor,
-                handler: .payloadAndSender { payload, sender in handler(payload, sender as? Subject.Sender) },
+                handler: .payloadAndSender { payload, sender in handler(payload, sender as? Event.Sender) },
                 site: ObservationSite(fileID: file, line: line)
             )
         )
     }
 
-    /// Calls `handler` with `owner` and the payload of every `Subject` post, for as long as `owner` lives.
+    /// Calls `handler` with `owner` and the payload of every `Event` post, for as long as `owner` lives.
     ///
     /// Subscribe and forget: `owner` is not retained, and the observation ends by itself when `owner` is
     /// deallocated (its handler is never called after that, and its registration is dropped at the next post or
     /// observation on the same name and center). While the handler runs it holds `owner`, so an owner released
     /// from inside its own handler's nested posts lives, and is called, until that handler returns. Nothing needs to
     /// keep the returned ``OwnerBoundObservation``; its ``OwnerBoundObservation/cancel()`` ends the observation
-    /// early. Delivery is as for ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload)->Void)``.
+    /// early. Delivery is as for ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Event.Payload)->Void)``.
     ///
     /// When `owner` is an actor, the overload whose handler is isolated to it is chosen instead
     /// (``observe(_:for:from:file:line:_:)``).
@@ -137,16 +137,16 @@ extension NotificationCenter {
     /// - Returns: What can end the observation early; it need not be kept.
     @discardableResult
     @_disfavoredOverload
-    public func observe<Subject: Notifiable, Owner: AnyObject & Sendable>(
-        _ subject: Subject.Type,
+    public func observe<Event: Notifiable, Owner: AnyObject & Sendable>(
+        _ subject: Event.Type,
         for owner: Owner,
-        from sender: Subject.Sender? = nil,
+        from sender: Event.Sender? = nil,
         delivery: NotificationDelivery = .immediate,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (Owner, Subject.Payload) -> Void
+        _ handler: @escaping @Sendable (Owner, Event.Payload) -> Void
     ) -> OwnerBoundObservation {
-        let handler: Handler<Subject.Payload> = .payload { [weak owner] payload in
+        let handler: Handler<Event.Payload> = .payload { [weak owner] payload in
             if let owner { handler(owner, payload) }
         }
         return OwnerBoundObservation(
@@ -161,17 +161,17 @@ extension NotificationCenter {
         )
     }
 
-    /// Calls `handler` with every `Subject` post on this center, from any sender, with its sender: decoded, or, for a
+    /// Calls `handler` with every `Event` post on this center, from any sender, with its sender: decoded, or, for a
     /// plain post that ``Notifiable/payload(from:)`` cannot decode, the error. For the testing kit, which reports
-    /// both; otherwise as ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload,Subject.Sender?)->Void)``.
-    package func observeEveryPost<Subject: Notifiable>(
-        _ subject: Subject.Type,
+    /// both; otherwise as ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Event.Payload,Event.Sender?)->Void)``.
+    package func observeEveryPost<Event: Notifiable>(
+        _ subject: Event.Type,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (Result<Subject.Payload, any Error>, AnyObject?) -> Void
+        _ handler: @escaping @Sendable (Result<Event.Payload, any Error>, AnyObject?) -> Void
     ) -> NotificationToken {
         let subscription = ObserverRegistry.shared.add(subject, in: self) { channel in
-            Subscription<Subject>(
+            Subscription<Event>(
                 channel: channel,
                 sender: nil,
                 owner: nil,
@@ -187,17 +187,17 @@ extension NotificationCenter {
     /// The one registration path behind every `observe` spelling; inlinable, so that it is specialised for the
     /// observed type in the caller's module.
     @inlinable
-    func register<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        sender: Subject.Sender?,
+    func register<Event: Notifiable>(
+        _ subject: Event.Type,
+        sender: Event.Sender?,
         owner: AnyObject? = nil,
         executor: Executor?,
-        handler: Handler<Subject.Payload>,
+        handler: Handler<Event.Payload>,
         site: ObservationSite,
         kind: ObservationKind? = nil
-    ) -> Subscription<Subject> {
+    ) -> Subscription<Event> {
         ObserverRegistry.shared.add(subject, in: self) { channel in
-            Subscription<Subject>(
+            Subscription<Event>(
                 channel: channel,
                 sender: sender,
                 owner: owner,
@@ -216,7 +216,7 @@ extension Notifiable {
     /// Calls `handler` with the payload of every post of this type, until the token is cancelled or released.
     ///
     /// Shorthand for
-    /// ``Foundation/NotificationCenter/observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload)->Void)``;
+    /// ``Foundation/NotificationCenter/observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Event.Payload)->Void)``;
     /// the same guarantees apply.
     ///
     /// ```swift
@@ -255,7 +255,7 @@ extension Notifiable {
     /// released.
     ///
     /// Shorthand for
-    /// ``Foundation/NotificationCenter/observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload,Subject.Sender?)->Void)``.
+    /// ``Foundation/NotificationCenter/observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Event.Payload,Event.Sender?)->Void)``.
     ///
     /// ```swift
     /// final class Thermometer: Sendable {}

@@ -5,7 +5,7 @@ public import Foundation
 // MARK: - Observing on a center
 
 extension NotificationCenter {
-    /// Calls an `async` `handler` with the payload of every `Subject` post, one delivery at a time, until the token is
+    /// Calls an `async` `handler` with the payload of every `Event` post, one delivery at a time, until the token is
     /// cancelled or released.
     ///
     /// - `post` never waits: it queues the payload and returns. A task then calls the handler with each queued payload
@@ -34,12 +34,12 @@ extension NotificationCenter {
     ///   - line: Where the observation is made, for ``typedObservations``; leave the default.
     ///   - handler: Receives each payload, one at a time.
     /// - Returns: The token that keeps the observation alive.
-    public func observe<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        from sender: Subject.Sender? = nil,
+    public func observe<Event: Notifiable>(
+        _ subject: Event.Type,
+        from sender: Event.Sender? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (Subject.Payload) async -> Void
+        _ handler: @escaping @Sendable (Event.Payload) async -> Void
     ) -> NotificationToken {
         NotificationToken(
             register(

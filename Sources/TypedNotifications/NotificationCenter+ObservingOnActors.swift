@@ -11,7 +11,7 @@ public import Foundation
 // MARK: - Observing on a center
 
 extension NotificationCenter {
-    /// Calls a main-actor `handler` with the payload of every `Subject` post, until the token is cancelled or
+    /// Calls a main-actor `handler` with the payload of every `Event` post, until the token is cancelled or
     /// released.
     ///
     /// Where the handler runs:
@@ -25,7 +25,7 @@ extension NotificationCenter {
     ///
     /// Observation begins when this method returns and ends when the token is cancelled or released; cancelling
     /// drops what is still queued. Otherwise as
-    /// ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Subject.Payload)->Void)``.
+    /// ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Event.Payload)->Void)``.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -47,14 +47,14 @@ extension NotificationCenter {
     ///   - line: Where the observation is made, for ``typedObservations``; leave the default.
     ///   - handler: Receives each payload on the main actor.
     /// - Returns: The token that keeps the observation alive.
-    public func observeOnMainActor<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        from sender: Subject.Sender? = nil,
+    public func observeOnMainActor<Event: Notifiable>(
+        _ subject: Event.Type,
+        from sender: Event.Sender? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @MainActor @Sendable (Subject.Payload) -> Void
+        _ handler: @escaping @MainActor @Sendable (Event.Payload) -> Void
     ) -> NotificationToken {
-        let handler: Handler<Subject.Payload> = .payload { payload in
+        let handler: Handler<Event.Payload> = .payload { payload in
             MainActor.assumeIsolated { handler(payload) }
         }
         return NotificationToken(
@@ -68,7 +68,7 @@ extension NotificationCenter {
         )
     }
 
-    /// Calls a main-actor `handler` with `owner` and each `Subject` payload, for as long as `owner` lives.
+    /// Calls a main-actor `handler` with `owner` and each `Event` payload, for as long as `owner` lives.
     ///
     /// Combines ``observe(_:for:from:delivery:file:line:_:)`` (subscribe and forget, `owner` not retained, the result
     /// need not be kept) with ``observeOnMainActor(_:from:file:line:_:)`` (on the main actor: during a post made there,
@@ -95,15 +95,15 @@ extension NotificationCenter {
     ///   - handler: Receives the owner and each payload on the main actor.
     /// - Returns: What can end the observation early; it need not be kept.
     @discardableResult
-    public func observeOnMainActor<Subject: Notifiable, Owner: AnyObject & Sendable>(
-        _ subject: Subject.Type,
+    public func observeOnMainActor<Event: Notifiable, Owner: AnyObject & Sendable>(
+        _ subject: Event.Type,
         for owner: Owner,
-        from sender: Subject.Sender? = nil,
+        from sender: Event.Sender? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @MainActor @Sendable (Owner, Subject.Payload) -> Void
+        _ handler: @escaping @MainActor @Sendable (Owner, Event.Payload) -> Void
     ) -> OwnerBoundObservation {
-        let handler: Handler<Subject.Payload> = .payload { [weak owner] payload in
+        let handler: Handler<Event.Payload> = .payload { [weak owner] payload in
             MainActor.assumeIsolated {
                 if let owner { handler(owner, payload) }
             }
@@ -120,7 +120,7 @@ extension NotificationCenter {
         )
     }
 
-    /// Calls `handler`, isolated to `actor`, with the payload of every `Subject` post, until the token is cancelled
+    /// Calls `handler`, isolated to `actor`, with the payload of every `Event` post, until the token is cancelled
     /// or released, or `actor` is deallocated.
     ///
     /// The handler runs on `actor`: synchronously during a post made on `actor` (after anything still queued for
@@ -148,13 +148,13 @@ extension NotificationCenter {
     ///   - line: Where the observation is made, for ``typedObservations``; leave the default.
     ///   - handler: Receives the actor, isolated, and each payload.
     /// - Returns: The token that keeps the observation alive.
-    public func observe<Subject: Notifiable, Isolation: Actor>(
-        _ subject: Subject.Type,
+    public func observe<Event: Notifiable, Isolation: Actor>(
+        _ subject: Event.Type,
         on actor: Isolation,
-        from sender: Subject.Sender? = nil,
+        from sender: Event.Sender? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (isolated Isolation, Subject.Payload) -> Void
+        _ handler: @escaping @Sendable (isolated Isolation, Event.Payload) -> Void
     ) -> NotificationToken {
         NotificationToken(
             register(
@@ -168,7 +168,7 @@ extension NotificationCenter {
         )
     }
 
-    /// Calls `handler`, isolated to the actor `owner`, with each `Subject` payload, for as long as `owner` lives.
+    /// Calls `handler`, isolated to the actor `owner`, with each `Event` payload, for as long as `owner` lives.
     ///
     /// Subscribe and forget, for an actor: `owner` is not retained, the observation ends when it is deallocated, and
     /// the result need not be kept. Delivery is as for ``observe(_:on:from:file:line:_:)``.
@@ -192,13 +192,13 @@ extension NotificationCenter {
     ///   - handler: Receives the actor, isolated, and each payload.
     /// - Returns: What can end the observation early; it need not be kept.
     @discardableResult
-    public func observe<Subject: Notifiable, Owner: Actor>(
-        _ subject: Subject.Type,
+    public func observe<Event: Notifiable, Owner: Actor>(
+        _ subject: Event.Type,
         for owner: Owner,
-        from sender: Subject.Sender? = nil,
+        from sender: Event.Sender? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
-        _ handler: @escaping @Sendable (isolated Owner, Subject.Payload) -> Void
+        _ handler: @escaping @Sendable (isolated Owner, Event.Payload) -> Void
     ) -> OwnerBoundObservation {
         OwnerBoundObservation(
             register(

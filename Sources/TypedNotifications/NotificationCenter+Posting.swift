@@ -24,17 +24,17 @@ extension NotificationCenter {
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
     ///     during the post. Leave the default.
     @inlinable
-    public func post<Subject: Notifiable>(
-        _ notification: Subject,
-        from sender: Subject.Sender? = nil,
+    public func post<Event: Notifiable>(
+        _ notification: Event,
+        from sender: Event.Sender? = nil,
         isolation: isolated (any Actor)? = #isolation
-    ) where Subject.Payload == Subject {
-        deliver(notification, as: Subject.self, from: sender, isolation: isolation)
+    ) where Event.Payload == Event {
+        deliver(notification, as: Event.self, from: sender, isolation: isolation)
     }
 
-    /// Posts `payload` as a `Subject` notification, optionally on behalf of `sender`.
+    /// Posts `payload` as a `Event` notification, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``post(_:from:isolation:)-(Subject,_,_)``.
+    /// Delivery is as for ``post(_:from:isolation:)-(Event,_,_)``.
     ///
     /// ```swift
     /// struct User: Sendable { let name: String }
@@ -51,18 +51,18 @@ extension NotificationCenter {
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
     ///     during the post. Leave the default.
     @inlinable
-    public func post<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        payload: Subject.Payload,
-        from sender: Subject.Sender? = nil,
+    public func post<Event: Notifiable>(
+        _ subject: Event.Type,
+        payload: Event.Payload,
+        from sender: Event.Sender? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) {
         deliver(payload, as: subject, from: sender, isolation: isolation)
     }
 
-    /// Posts a payload-less `Subject` notification, optionally on behalf of `sender`.
+    /// Posts a payload-less `Event` notification, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``post(_:from:isolation:)-(Subject,_,_)``.
+    /// Delivery is as for ``post(_:from:isolation:)-(Event,_,_)``.
     ///
     /// ```swift
     /// enum AppDidBecomeActive: Notifiable { typealias Payload = Void }
@@ -76,11 +76,11 @@ extension NotificationCenter {
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
     ///     during the post. Leave the default.
     @inlinable
-    public func post<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        from sender: Subject.Sender? = nil,
+    public func post<Event: Notifiable>(
+        _ subject: Event.Type,
+        from sender: Event.Sender? = nil,
         isolation: isolated (any Actor)? = #isolation
-    ) where Subject.Payload == Void {
+    ) where Event.Payload == Void {
         deliver((), as: subject, from: sender, isolation: isolation)
     }
 
@@ -90,17 +90,17 @@ extension NotificationCenter {
     ///
     /// Inlinable, so that it is specialised for the posted type in the caller's module.
     @inlinable
-    func deliver<Subject: Notifiable>(
-        _ payload: Subject.Payload,
-        as subject: Subject.Type,
+    func deliver<Event: Notifiable>(
+        _ payload: Event.Payload,
+        as subject: Event.Type,
         from sender: AnyObject?,
         isolation: (any Actor)?
     ) {
         let route = ObserverRegistry.shared.route(subject, in: self)
         var reached = 0
         for subscription in route.snapshot.subscriptions {
-            // Safe: the route holds only the observers of `Subject` (see `ObserverRegistry.add`).
-            let subscription = unsafeDowncast(subscription, to: Subscription<Subject>.self)
+            // Safe: the route holds only the observers of `Event` (see `ObserverRegistry.add`).
+            let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
             let delivered = subscription.deliver(
                 payload,
                 from: sender,
@@ -129,7 +129,7 @@ extension NotificationCenter {
 extension Notifiable where Payload == Self {
     /// Posts this value to the observers of its type, optionally on behalf of `sender`.
     ///
-    /// Typed observers run as for ``Foundation/NotificationCenter/post(_:from:isolation:)-(Subject,_,_)``: on this
+    /// Typed observers run as for ``Foundation/NotificationCenter/post(_:from:isolation:)-(Event,_,_)``: on this
     /// thread before the method returns, except those queued by their delivery or isolation. Plain observers see it
     /// too.
     ///
@@ -161,7 +161,7 @@ extension Notifiable where Payload == Self {
 extension Notifiable {
     /// Posts `payload` to the observers of this type, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:isolation:)-(Subject,_,_)``.
+    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:isolation:)-(Event,_,_)``.
     ///
     /// ```swift
     /// struct User: Sendable { let name: String }
@@ -190,7 +190,7 @@ extension Notifiable {
 extension Notifiable where Payload == Void {
     /// Posts this payload-less notification, optionally on behalf of `sender`.
     ///
-    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:isolation:)-(Subject,_,_)``.
+    /// Delivery is as for ``Foundation/NotificationCenter/post(_:from:isolation:)-(Event,_,_)``.
     ///
     /// ```swift
     /// enum AppDidBecomeActive: Notifiable { typealias Payload = Void }

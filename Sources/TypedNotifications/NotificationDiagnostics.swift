@@ -171,9 +171,9 @@ public enum NotificationDiagnostics {
 
     /// Reports a typed post that reached `reached` typed observers, as the flags ask.
     @usableFromInline
-    static func reportPost<Subject: Notifiable>(
+    static func reportPost<Posted: Notifiable>(
         _ reached: Int,
-        for subject: Subject.Type,
+        for subject: Posted.Type,
         name: Notification.Name,
         sender: AnyObject?,
         in center: NotificationCenter
@@ -188,9 +188,9 @@ public enum NotificationDiagnostics {
     }
 
     @usableFromInline
-    static func report<Subject: Notifiable>(
+    static func report<Posted: Notifiable>(
         _ kind: Event.Kind,
-        for subject: Subject.Type,
+        for subject: Posted.Type,
         name: Notification.Name,
         sender: String? = nil,
         in center: NotificationCenter

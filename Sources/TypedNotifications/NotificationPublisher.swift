@@ -75,13 +75,13 @@ public struct NotificationPublisher<Output: Sendable>: Publisher, Sendable {
     /// already gone, so that there is nothing to observe.
     private let observe: @Sendable (_ deliver: @escaping @Sendable (Output) -> Void) -> NotificationToken?
 
-    init<Subject: Notifiable>(
+    init<Event: Notifiable>(
         center: NotificationCenter,
-        subject: Subject.Type,
-        sender: Subject.Sender?,
+        subject: Event.Type,
+        sender: Event.Sender?,
         file: StaticString,
         line: UInt
-    ) where Subject.Payload == Output {
+    ) where Event.Payload == Output {
         let filter = SenderFilter(sender)
         observe = { deliver in
             switch filter.sender {
@@ -126,7 +126,7 @@ public struct NotificationPublisher<Output: Sendable>: Publisher, Sendable {
 // MARK: - Making publishers
 
 extension NotificationCenter {
-    /// A Combine publisher of the payloads of `Subject` posts on this center.
+    /// A Combine publisher of the payloads of `Event` posts on this center.
     ///
     /// The typed counterpart of Foundation's `publisher(for:object:)`. Observation begins when a subscriber
     /// subscribes and ends when its subscription is cancelled or released; the subscriber is called on the posting
@@ -156,12 +156,12 @@ extension NotificationCenter {
     ///     with this file and line and ``TypedObservation/Delivery/immediate`` delivery; leave the default.
     ///   - line: Where the publisher is made, for ``typedObservations``; leave the default.
     /// - Returns: A publisher of payloads that never fails and never completes.
-    public func publisher<Subject: Notifiable>(
-        for subject: Subject.Type,
-        from sender: Subject.Sender? = nil,
+    public func publisher<Event: Notifiable>(
+        for subject: Event.Type,
+        from sender: Event.Sender? = nil,
         file: StaticString = #fileID,
         line: UInt = #line
-    ) -> NotificationPublisher<Subject.Payload> {
+    ) -> NotificationPublisher<Event.Payload> {
         NotificationPublisher(center: self, subject: subject, sender: sender, file: file, line: line)
     }
 }

@@ -159,7 +159,7 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
 }
 
 extension NotificationCenter {
-    /// The payloads of `Subject` posts on this center, as an asynchronous sequence.
+    /// The payloads of `Event` posts on this center, as an asynchronous sequence.
     ///
     /// Observation begins before this method returns. See ``NotificationSequence`` for buffering and for when
     /// observation ends. The payloads are produced on the posting thread and consumed by the iterating task.
@@ -181,13 +181,13 @@ extension NotificationCenter {
     ///   - file: Where the observation is made, for `typedObservations`; leave the default.
     ///   - line: Where the observation is made, for `typedObservations`; leave the default.
     /// - Returns: A single-pass, `Sendable` sequence of payloads.
-    public func notifications<Subject: Notifiable>(
-        of subject: Subject.Type,
-        from sender: Subject.Sender? = nil,
-        bufferingPolicy: NotificationSequence<Subject.Payload>.BufferingPolicy = .unbounded,
+    public func notifications<Event: Notifiable>(
+        of subject: Event.Type,
+        from sender: Event.Sender? = nil,
+        bufferingPolicy: NotificationSequence<Event.Payload>.BufferingPolicy = .unbounded,
         file: StaticString = #fileID,
         line: UInt = #line
-    ) -> NotificationSequence<Subject.Payload> {
+    ) -> NotificationSequence<Event.Payload> {
         notifications(
             of: subject,
             from: sender,
@@ -197,13 +197,13 @@ extension NotificationCenter {
         )
     }
 
-    func notifications<Subject: Notifiable>(
-        of subject: Subject.Type,
-        from sender: Subject.Sender?,
-        bufferingPolicy: NotificationSequence<Subject.Payload>.BufferingPolicy,
+    func notifications<Event: Notifiable>(
+        of subject: Event.Type,
+        from sender: Event.Sender?,
+        bufferingPolicy: NotificationSequence<Event.Payload>.BufferingPolicy,
         reportsDrops: Bool,
         site: ObservationSite
-    ) -> NotificationSequence<Subject.Payload> {
+    ) -> NotificationSequence<Event.Payload> {
         var dropped: (@Sendable () -> Void)?
         if reportsDrops {
             dropped = { [weak self] in
@@ -216,7 +216,7 @@ extension NotificationCenter {
         }
     }
 
-    /// Waits for the next `Subject` post on this center and returns its payload.
+    /// Waits for the next `Event` post on this center and returns its payload.
     ///
     /// Observation begins when the call starts running and ends when it returns. To be sure not to miss a post made
     /// by code that runs concurrently, make the sequence first with ``notifications(of:from:bufferingPolicy:file:line:)``:
@@ -237,12 +237,12 @@ extension NotificationCenter {
     ///   - line: Where the observation is made, for `typedObservations`; leave the default.
     /// - Returns: The payload of the first matching post.
     /// - Throws: `CancellationError` if the task is cancelled first.
-    public func next<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        from sender: Subject.Sender? = nil,
+    public func next<Event: Notifiable>(
+        _ subject: Event.Type,
+        from sender: Event.Sender? = nil,
         file: StaticString = #fileID,
         line: UInt = #line
-    ) async throws -> Subject.Payload {
+    ) async throws -> Event.Payload {
         // Only the first payload counts: those the one-element buffer drops after it are not worth a report.
         let first = notifications(
             of: subject,

@@ -23,7 +23,7 @@ extension NotificationRecorder {
     /// - Returns: The payload.
     /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if the
     ///   recorder is cancelled before a post arrives. A payload already recorded is returned without checking either.
-    public func next() async throws -> Subject.Payload {
+    public func next() async throws -> Event.Payload {
         try await recording.next(timeout: nil)
     }
 
@@ -51,7 +51,7 @@ extension NotificationRecorder {
     ///   `timeout` elapses, or if the recorder is cancelled, before a post arrives. A payload already recorded is
     ///   returned without checking either.
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
-    public func next(timeout: Duration?) async throws -> Subject.Payload {
+    public func next(timeout: Duration?) async throws -> Event.Payload {
         try await recording.next(timeout: timeout.map(Timeout.init))
     }
 
@@ -83,7 +83,7 @@ extension NotificationRecorder {
     ///   `timeout` elapses, or if the recorder is cancelled, first.
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @discardableResult
-    public func waitForCount(_ count: Int, timeout: Duration?) async throws -> [Subject.Payload] {
+    public func waitForCount(_ count: Int, timeout: Duration?) async throws -> [Event.Payload] {
         try await waitForCount(count, within: timeout.map(Timeout.init))
     }
 
@@ -111,11 +111,11 @@ extension NotificationRecorder {
     /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if the
     ///   recorder is cancelled first.
     @discardableResult
-    public func waitForCount(_ count: Int) async throws -> [Subject.Payload] {
+    public func waitForCount(_ count: Int) async throws -> [Event.Payload] {
         try await waitForCount(count, within: nil)
     }
 
-    private func waitForCount(_ count: Int, within timeout: Timeout?) async throws -> [Subject.Payload] {
+    private func waitForCount(_ count: Int, within timeout: Timeout?) async throws -> [Event.Payload] {
         precondition(count >= 0, "NotificationRecorder.waitForCount(_:) needs a count of at least 0, not \(count)")
         return try await recording.waitForCount(count, timeout: timeout)
     }

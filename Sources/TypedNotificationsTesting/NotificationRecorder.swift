@@ -37,9 +37,9 @@ public import TypedNotifications
 /// - Important: Handlers never run on the recorder's behalf: it only stores. Its `Sendable` story: payloads are
 ///   `Sendable`; senders are held weakly, compared by identity, and handed out only where `Sender` is `Sendable`
 ///   (see ``senders``).
-public final class NotificationRecorder<Subject: Notifiable>: Sendable {
-    let recording: Recording<Subject>
-    private let observer: PostObserver<Subject>
+public final class NotificationRecorder<Event: Notifiable>: Sendable {
+    let recording: Recording<Event>
+    private let observer: PostObserver<Event>
     /// Whether the recorder was made for one sender, for failure messages.
     let isFilteredBySender: Bool
 
@@ -70,8 +70,8 @@ public final class NotificationRecorder<Subject: Notifiable>: Sendable {
     ///   - sender: Only posts from this object, compared by identity, are recorded; `nil` for every sender. It is
     ///     not retained: once it is deallocated, nothing more is recorded.
     ///   - center: The center to record; `.default` unless given. Prefer a center of the test's own.
-    public init(_ subject: Subject.Type, from sender: Subject.Sender? = nil, in center: NotificationCenter = .default) {
-        let recording = Recording<Subject>(filtersBySender: sender != nil)
+    public init(_ subject: Event.Type, from sender: Event.Sender? = nil, in center: NotificationCenter = .default) {
+        let recording = Recording<Event>(filtersBySender: sender != nil)
         self.recording = recording
         self.isFilteredBySender = sender != nil
         self.observer = PostObserver(center: center, sender: sender) { post in recording.record(post) }
@@ -95,7 +95,7 @@ public final class NotificationRecorder<Subject: Notifiable>: Sendable {
     /// center.post(Saved(id: 2))
     /// #expect(recorder.payloads.map(\.id) == [1, 2])
     /// ```
-    public var payloads: [Subject.Payload] {
+    public var payloads: [Event.Payload] {
         recording.payloads
     }
 
@@ -130,7 +130,7 @@ public final class NotificationRecorder<Subject: Notifiable>: Sendable {
     ///
     /// - Parameter sender: The object whose posts to return.
     /// - Returns: Its payloads; empty if it posted none.
-    public func payloads(from sender: Subject.Sender) -> [Subject.Payload] {
+    public func payloads(from sender: Event.Sender) -> [Event.Payload] {
         recording.payloads(from: sender)
     }
 
@@ -172,12 +172,12 @@ public final class NotificationRecorder<Subject: Notifiable>: Sendable {
     }
 
     /// Everything seen, for failure messages.
-    var report: PostReport<Subject> {
+    var report: PostReport<Event> {
         recording.report
     }
 }
 
-extension NotificationRecorder where Subject.Sender: Sendable {
+extension NotificationRecorder where Event.Sender: Sendable {
     /// The sender of each recorded post, in the order of ``NotificationRecorder/payloads``.
     ///
     /// An element is `nil` for a post made without a sender, and for a sender that has been deallocated since: the
@@ -198,7 +198,7 @@ extension NotificationRecorder where Subject.Sender: Sendable {
     /// center.post(Saved(id: 2))
     /// #expect(recorder.senders.map { $0 === store } == [true, false])
     /// ```
-    public var senders: [Subject.Sender?] {
-        recording.senders.map { $0.object as? Subject.Sender }
+    public var senders: [Event.Sender?] {
+        recording.senders.map { $0.object as? Event.Sender }
     }
 }

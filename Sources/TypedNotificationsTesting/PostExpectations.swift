@@ -42,22 +42,22 @@ public import TypedNotifications
 /// - Returns: The payloads `body` posted (from `sender`, if given), in post order, whether or not the count matched.
 /// - Throws: Whatever `body` throws; the count is then not checked.
 @discardableResult
-public func expectPosts<Subject: Notifiable>(
-    _ subject: Subject.Type,
+public func expectPosts<Event: Notifiable>(
+    _ subject: Event.Type,
     count: Int = 1,
-    from sender: Subject.Sender? = nil,
+    from sender: Event.Sender? = nil,
     in center: NotificationCenter = .default,
     isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> Void
-) async rethrows -> [Subject.Payload] {
+) async rethrows -> [Event.Payload] {
     precondition(count >= 0, "expectPosts(_:count:) needs a count of at least 0, not \(count)")
     let recorder = NotificationRecorder(subject, from: sender, in: center)
     try await body()
     recorder.cancel()
     let report = recorder.report
     if report.matched.count != count {
-        let expected = PostReport<Subject>.expectation(count, filtersBySender: recorder.isFilteredBySender)
+        let expected = PostReport<Event>.expectation(count, filtersBySender: recorder.isFilteredBySender)
         Issue.record(Comment(rawValue: "Expected \(expected), but \(report.summary)"), sourceLocation: sourceLocation)
     }
     return report.matched
@@ -92,9 +92,9 @@ public func expectPosts<Subject: Notifiable>(
 ///   - sourceLocation: Where the issue is reported; the caller's location unless given.
 ///   - body: The code that should not post.
 /// - Throws: Whatever `body` throws; the posts are then not checked.
-public func expectNoPosts<Subject: Notifiable>(
-    _ subject: Subject.Type,
-    from sender: Subject.Sender? = nil,
+public func expectNoPosts<Event: Notifiable>(
+    _ subject: Event.Type,
+    from sender: Event.Sender? = nil,
     in center: NotificationCenter = .default,
     isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation,

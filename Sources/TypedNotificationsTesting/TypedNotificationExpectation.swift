@@ -5,7 +5,7 @@ public import XCTest
 
 /// An `XCTestExpectation` fulfilled by posts of one `Notifiable` type: a typed `XCTNSNotificationExpectation`.
 ///
-/// Each post of `Subject` on the center (from `sender`, if given, and accepted by the predicate, if any) fulfils the
+/// Each post of `Event` on the center (from `sender`, if given, and accepted by the predicate, if any) fulfils the
 /// expectation once; it is met after `count` such posts. Observation begins before the initialiser returns and lasts
 /// as long as the expectation. The predicate receives the typed payload, not a `Notification` whose `userInfo` must be
 /// cast.
@@ -35,7 +35,7 @@ public import XCTest
 /// expected 2 posts of Saved; 1 was posted: Saved(id: 1)
 /// ```
 ///
-/// A `count` of 0 makes an inverted expectation, which fails as soon as `Subject` is posted:
+/// A `count` of 0 makes an inverted expectation, which fails as soon as `Event` is posted:
 ///
 /// ```
 /// Asynchronous wait failed - Fulfilled inverted expectation 'expected no posts of Saved; 1 was posted: Saved(id: 4)'
@@ -44,14 +44,14 @@ public import XCTest
 /// - Important: The predicate runs synchronously on the posting thread, so it is `@Sendable`; the expectation is
 ///   `Sendable`, like every `XCTestExpectation`. Extra posts past `count` are ignored unless `assertForOverFulfill`
 ///   is set. A description you set yourself is overwritten at the next post.
-public final class TypedNotificationExpectation<Subject: Notifiable>: XCTestExpectation, @unchecked Sendable {
+public final class TypedNotificationExpectation<Event: Notifiable>: XCTestExpectation, @unchecked Sendable {
     // `@unchecked Sendable`, as XCTestExpectation itself is. What this subclass adds is safe to share: `report` is
     // guarded by its mutex, `observation` is set once in `init`, and the rest is immutable and `Sendable`.
 
     private let expected: String
-    private let predicate: (@Sendable (Subject.Payload) -> Bool)?
-    private let report = Locked(PostReport<Subject>())
-    private let observation = Locked<PostObserver<Subject>?>(nil)
+    private let predicate: (@Sendable (Event.Payload) -> Bool)?
+    private let report = Locked(PostReport<Event>())
+    private let observation = Locked<PostObserver<Event>?>(nil)
 
     /// Makes an expectation met by `count` posts of `subject` on `center`.
     ///
@@ -73,15 +73,15 @@ public final class TypedNotificationExpectation<Subject: Notifiable>: XCTestExpe
     ///   - predicate: Decides, on the posting thread, whether a payload counts; every post counts if `nil`. Posts it
     ///     rejects are listed in the description.
     public init(
-        _ subject: Subject.Type,
+        _ subject: Event.Type,
         count: Int = 1,
-        from sender: Subject.Sender? = nil,
+        from sender: Event.Sender? = nil,
         in center: NotificationCenter = .default,
-        where predicate: (@Sendable (Subject.Payload) -> Bool)? = nil
+        where predicate: (@Sendable (Event.Payload) -> Bool)? = nil
     ) {
         precondition(count >= 0, "TypedNotificationExpectation needs a count of at least 0, not \(count)")
         let expected =
-            "expected " + PostReport<Subject>.expectation(count, filtersBySender: sender != nil)
+            "expected " + PostReport<Event>.expectation(count, filtersBySender: sender != nil)
             + (predicate == nil ? "" : " matching the predicate")
         self.expected = expected
         self.predicate = predicate
@@ -107,11 +107,11 @@ public final class TypedNotificationExpectation<Subject: Notifiable>: XCTestExpe
     /// center.post(CounterDidChange(count: 1))
     /// XCTAssertEqual(changes.payloads.map(\.count), [1])
     /// ```
-    public var payloads: [Subject.Payload] {
+    public var payloads: [Event.Payload] {
         report.withLock { $0.matched }
     }
 
-    private func receive(_ post: ObservedPost<Subject>) {
+    private func receive(_ post: ObservedPost<Event>) {
         // The predicate is user code: run it before taking the lock, so it may post or read `payloads`.
         let counts = post.isFromObservedSender && (try? post.payload.get()).map { predicate?($0) ?? true } == true
         report.withLock { report in

@@ -82,13 +82,13 @@ class AnyChannel: @unchecked Sendable {
 
 /// The typed half of a channel: it registers and runs the bridge. `@unchecked Sendable` as ``AnyChannel``; it adds
 /// no stored state.
-final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
+final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
     init(center: NotificationCenter, name: Notification.Name) {
         super.init(
             center: center,
             name: name,
-            subject: ObjectIdentifier(Subject.self),
-            subjectName: String(reflecting: Subject.self)
+            subject: ObjectIdentifier(Event.self),
+            subjectName: String(reflecting: Event.self)
         )
     }
 
@@ -100,12 +100,12 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
     func receivePlain(_ notification: Notification) {
         synchronizeWithCreation()
         if FoundationBridge.isOwnPost(notification, on: self) { return }
-        guard Subject.postsThroughFoundation else {
+        guard Event.postsThroughFoundation else {
             // A typed-only type's typed posts never reach Foundation: this is a plain post, which its typed observers
             // do not see. Debug builds say so.
             #if DEBUG
             if let center {
-                NotificationDiagnostics.report(.plainPostIgnored, for: Subject.self, name: name, in: center)
+                NotificationDiagnostics.report(.plainPostIgnored, for: Event.self, name: name, in: center)
             }
             #endif
             return
@@ -113,23 +113,23 @@ final class Channel<Subject: Notifiable>: AnyChannel, @unchecked Sendable {
         let snapshot = ObserverRegistry.shared.snapshot(of: self)
         guard !snapshot.subscriptions.isEmpty else { return }
         let sender = notification.object.map { $0 as AnyObject }
-        let payload: Subject.Payload
+        let payload: Event.Payload
         do {
-            payload = try Subject.payload(from: notification)
+            payload = try Event.payload(from: notification)
         } catch {
             if let center {
-                NotificationDiagnostics.report(.decodingFailed(error), for: Subject.self, name: name, in: center)
+                NotificationDiagnostics.report(.decodingFailed(error), for: Event.self, name: name, in: center)
             }
             for subscription in snapshot.subscriptions {
                 // Safe: as below.
-                unsafeDowncast(subscription, to: Subscription<Subject>.self)
+                unsafeDowncast(subscription, to: Subscription<Event>.self)
                     .reportDecodingFailure(error, from: sender, cancellationsSeen: snapshot.cancellations)
             }
             return
         }
         for subscription in snapshot.subscriptions {
-            // Safe: a channel only ever holds `Subscription<Subject>`s (see `ObserverRegistry.add`).
-            unsafeDowncast(subscription, to: Subscription<Subject>.self)
+            // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
+            unsafeDowncast(subscription, to: Subscription<Event>.self)
                 .deliver(payload, from: sender, cancellationsSeen: snapshot.cancellations, isolation: nil)
         }
     }

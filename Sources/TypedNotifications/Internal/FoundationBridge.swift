@@ -36,16 +36,16 @@ public import Foundation
 enum FoundationBridge {
     /// Registers `channel`'s bridge on `center`. The block owns the returned registration, which reports to the
     /// registry when Foundation lets the block go: when the observer is removed, or when the center is deallocated.
-    static func addBridgeObserver<Subject: Notifiable>(
-        for channel: Channel<Subject>,
+    static func addBridgeObserver<Event: Notifiable>(
+        for channel: Channel<Event>,
         on center: NotificationCenter
     ) -> BridgeRegistration {
         LockDiscipline.assertNoLockHeld("adds a Foundation observer")
         let registration = BridgeRegistration(channel)
         let token = center.addObserver(forName: channel.name, object: nil, queue: nil) { notification in
             guard let channel = registration.channel else { return }
-            // Safe: the registration was made for this `Channel<Subject>`.
-            unsafeDowncast(channel, to: Channel<Subject>.self).receivePlain(notification)
+            // Safe: the registration was made for this `Channel<Event>`.
+            unsafeDowncast(channel, to: Channel<Event>.self).receivePlain(notification)
         }
         registration.keep(token)
         return registration

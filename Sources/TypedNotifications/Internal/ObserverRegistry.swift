@@ -46,7 +46,7 @@ final class ObserverRegistry: Sendable {
     /// A channel's observers at one moment, with the channel's ``AnyChannel/cancellations`` at that moment.
     @usableFromInline
     struct Snapshot {
-        /// All `Subscription<Subject>` of the channel's `Subject`, in registration order.
+        /// All `Subscription<Event>` of the channel's `Event`, in registration order.
         @usableFromInline
         let subscriptions: [AnySubscription]
         @usableFromInline
@@ -88,7 +88,7 @@ final class ObserverRegistry: Sendable {
     // MARK: - Posting
 
     @usableFromInline
-    func route<Subject: Notifiable>(_ subject: Subject.Type, in center: NotificationCenter) -> Route {
+    func route<Event: Notifiable>(_ subject: Event.Type, in center: NotificationCenter) -> Route {
         if let route = route(ObjectIdentifier(subject), in: center) { return route }
         cacheName(of: subject)
         return route(subject, in: center)
@@ -105,7 +105,7 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    private func cacheName<Subject: Notifiable>(of subject: Subject.Type) {
+    private func cacheName<Event: Notifiable>(of subject: Event.Type) {
         // Read outside the lock: a custom `notificationName` is user code.
         let name = subject.notificationName
         state.withLock { state in
@@ -139,16 +139,16 @@ final class ObserverRegistry: Sendable {
     /// thread published one for the same type and center meanwhile, that one is used and the spare is unregistered.
     /// So every published channel has its Foundation observer, and an observation has begun when this returns.
     @usableFromInline
-    func add<Subject: Notifiable>(
-        _ subject: Subject.Type,
+    func add<Event: Notifiable>(
+        _ subject: Event.Type,
         in center: NotificationCenter,
-        makeSubscription: (AnyChannel) -> Subscription<Subject>
-    ) -> Subscription<Subject> {
+        makeSubscription: (AnyChannel) -> Subscription<Event>
+    ) -> Subscription<Event> {
         let typeID = ObjectIdentifier(subject)
-        var spare: Channel<Subject>?
+        var spare: Channel<Event>?
         while true {
             var cleanup = Cleanup()
-            let outcome: AddOutcome<Subject> = state.withLock { state in
+            let outcome: AddOutcome<Event> = state.withLock { state in
                 guard let entry = state.types[typeID] else { return .needsName }
                 let channel: AnyChannel
                 if let existing = entry.channel(in: center) {
@@ -177,7 +177,7 @@ final class ObserverRegistry: Sendable {
             case .needsName:
                 cacheName(of: subject)
             case .needsChannel(let name):
-                let channel = Channel<Subject>(center: center, name: name)
+                let channel = Channel<Event>(center: center, name: name)
                 // The bridge's block owns the registration; the channel only refers to it.
                 channel.bridge = channel.makeBridge(on: center)
                 spare = channel
@@ -185,8 +185,8 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    private enum AddOutcome<Subject: Notifiable> {
-        case added(Subscription<Subject>)
+    private enum AddOutcome<Event: Notifiable> {
+        case added(Subscription<Event>)
         case needsName
         case needsChannel(Notification.Name)
     }
@@ -267,7 +267,7 @@ final class ObserverRegistry: Sendable {
 
     /// How many channels the registry holds for `subject`, on every center; for tests that check that dead centers
     /// leave none.
-    func channelCount<Subject: Notifiable>(of subject: Subject.Type) -> Int {
+    func channelCount<Event: Notifiable>(of subject: Event.Type) -> Int {
         state.withLock { state in state.types[ObjectIdentifier(subject)]?.channels.count ?? 0 }
     }
 

@@ -131,22 +131,22 @@ enum Handler<Payload: Sendable>: Sendable {
 /// `@unchecked Sendable` as ``AnySubscription``; what it adds is immutable and `Sendable` (a `Sendable` handler and a
 /// `Sendable` mailbox).
 @usableFromInline
-final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Sendable {
-    typealias Payload = Subject.Payload
+final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendable {
+    typealias Payload = Event.Payload
 
     @usableFromInline
-    let handler: Handler<Subject.Payload>
+    let handler: Handler<Event.Payload>
     /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue, actor or task.
     @usableFromInline
-    let mailbox: Mailbox<Delivery<Subject.Payload>>?
+    let mailbox: Mailbox<Delivery<Event.Payload>>?
 
     @usableFromInline
     init(
         channel: AnyChannel,
-        sender: Subject.Sender?,
+        sender: Event.Sender?,
         owner: AnyObject?,
         executor: Executor?,
-        handler: Handler<Subject.Payload>,
+        handler: Handler<Event.Payload>,
         site: ObservationSite,
         kind: ObservationKind?
     ) {
@@ -184,7 +184,7 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     @discardableResult
     @inlinable
     func deliver(
-        _ payload: Subject.Payload,
+        _ payload: Event.Payload,
         from postSender: AnyObject?,
         cancellationsSeen count: UInt64,
         isolation: (any Actor)?
@@ -210,10 +210,10 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     /// then this one, before the post goes on.
     @usableFromInline
     func deliverLater(
-        _ payload: Subject.Payload,
+        _ payload: Event.Payload,
         from postSender: AnyObject?,
         isolation: (any Actor)?,
-        through mailbox: Mailbox<Delivery<Subject.Payload>>
+        through mailbox: Mailbox<Delivery<Event.Payload>>
     ) {
         let delivery = Delivery(payload, sender: handler.takesSender ? postSender : nil)
         if case .async = handler {
@@ -227,7 +227,7 @@ final class Subscription<Subject: Notifiable>: AnySubscription, @unchecked Senda
     }
 
     @usableFromInline
-    func run(_ delivery: Delivery<Subject.Payload>) {
+    func run(_ delivery: Delivery<Event.Payload>) {
         switch handler {
         case .payload(let handler): handler(delivery.payload)
         case .payloadAndSender(let handler): handler(delivery.payload, delivery.sender)

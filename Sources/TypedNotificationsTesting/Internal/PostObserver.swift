@@ -19,17 +19,17 @@ struct SenderReference: @unchecked Sendable {
     }
 }
 
-/// One post of `Subject` as a ``PostObserver`` saw it.
-struct ObservedPost<Subject: Notifiable>: Sendable {
-    /// The decoded payload, or why `Subject.payload(from:)` could not decode it.
-    let payload: Result<Subject.Payload, any Error>
+/// One post of `Event` as a ``PostObserver`` saw it.
+struct ObservedPost<Event: Notifiable>: Sendable {
+    /// The decoded payload, or why `Event.payload(from:)` could not decode it.
+    let payload: Result<Event.Payload, any Error>
     /// Who posted it (`object` of the notification).
     let sender: SenderReference
     /// `false` when the observer filters by sender and another object posted it.
     let isFromObservedSender: Bool
 }
 
-/// A typed observer of every `Subject` post on a center, from any sender, that tells who posted each.
+/// A typed observer of every `Event` post on a center, from any sender, that tells who posted each.
 ///
 /// It observes through the package's own typed observation with the sender (the package-level `observeEveryPost`,
 /// which also hands on plain posts that do not decode, as errors): each post, typed or plain, reaches it exactly once,
@@ -37,18 +37,18 @@ struct ObservedPost<Subject: Notifiable>: Sendable {
 ///
 /// Sender filtering is done here, by identity against a weak reference, so that posts from other senders can be
 /// reported too.
-final class PostObserver<Subject: Notifiable>: Sendable {
+final class PostObserver<Event: Notifiable>: Sendable {
     private let token: NotificationToken
 
     /// Starts observing before it returns.
     init(
         center: NotificationCenter,
-        sender: Subject.Sender?,
-        handler: @escaping @Sendable (ObservedPost<Subject>) -> Void
+        sender: Event.Sender?,
+        handler: @escaping @Sendable (ObservedPost<Event>) -> Void
     ) {
         let observed = SenderReference(sender)
         let filtersBySender = sender != nil
-        token = center.observeEveryPost(Subject.self) { payload, object in
+        token = center.observeEveryPost(Event.self) { payload, object in
             var isFromObservedSender = true
             if filtersBySender {
                 isFromObservedSender = object.map(observed.refers(to:)) ?? false

@@ -7,21 +7,21 @@ import TypedNotifications
 /// Expected 3 posts of Saved, but 2 were posted: Saved(id: 1), Saved(id: 2)
 /// Expected no posts of Saved, but 1 was posted: Saved(id: 4); 1 post from other senders was ignored: Saved(id: 5)
 /// ```
-struct PostReport<Subject: Notifiable> {
+struct PostReport<Event: Notifiable> {
     /// Payloads listed in a message, at most; the rest are counted.
     static var listLimit: Int { 10 }
 
     /// The posts that counted.
-    var matched: [Subject.Payload] = []
+    var matched: [Event.Payload] = []
     /// Posts from objects other than the sender observed for.
-    var fromOtherSenders: [Subject.Payload] = []
+    var fromOtherSenders: [Event.Payload] = []
     /// Posts that a predicate rejected.
-    var rejected: [Subject.Payload] = []
+    var rejected: [Event.Payload] = []
     /// Why plain posts could not be decoded.
     var decodingErrors: [any Error] = []
 
     /// The notification type as messages name it, such as `Saved` or `Box<Int>`.
-    static var subjectName: String { String(describing: Subject.self) }
+    static var subjectName: String { String(describing: Event.self) }
 
     /// `no posts of Saved`, `1 post of Saved`, `3 posts of Saved`, plus ` from the given sender` when filtering.
     static func expectation(_ count: Int, filtersBySender: Bool) -> String {
@@ -67,8 +67,8 @@ struct PostReport<Subject: Notifiable> {
 
     /// `: Saved(id: 1), Saved(id: 2)`, with `, and 3 more` past the limit; empty for `Void` payloads, which all read
     /// `()`.
-    private static func list(_ payloads: [Subject.Payload]) -> String {
-        guard Subject.Payload.self != Void.self, !payloads.isEmpty else { return "" }
+    private static func list(_ payloads: [Event.Payload]) -> String {
+        guard Event.Payload.self != Void.self, !payloads.isEmpty else { return "" }
         var text = ": " + payloads.prefix(listLimit).map { String(describing: $0) }.joined(separator: ", ")
         if payloads.count > listLimit {
             text += ", and \(payloads.count - listLimit) more"

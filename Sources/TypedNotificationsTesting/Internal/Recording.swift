@@ -6,8 +6,8 @@ import TypedNotifications
 /// thread-safe. Waiting tasks suspend on continuations kept in `State.waits`, in arrival order; each is resumed exactly
 /// once, by whichever comes first under the lock: the post it needs, its timeout, its task's cancellation, or the
 /// recorder's cancellation. Continuations are resumed after the lock is released.
-final class Recording<Subject: Notifiable>: Sendable {
-    typealias Payload = Subject.Payload
+final class Recording<Event: Notifiable>: Sendable {
+    typealias Payload = Event.Payload
 
     private enum Waiter {
         /// `next()`: the oldest payload it has not returned yet.
@@ -34,7 +34,7 @@ final class Recording<Subject: Notifiable>: Sendable {
 
     private struct State {
         /// What was recorded (`report.matched`, in post order) and what was not.
-        var report = PostReport<Subject>()
+        var report = PostReport<Event>()
         /// The sender of each payload in `report.matched`.
         var senders: [SenderReference] = []
         let filtersBySender: Bool
@@ -93,10 +93,10 @@ final class Recording<Subject: Notifiable>: Sendable {
                 let ahead = waits.prefix { $0.id != wait.id }.count(where: \.waiter.isNext)
                 expected = consumed + ahead + 1
                 let sender = filtersBySender ? " from the given sender" : ""
-                waitedFor = "post \(expected) of \(PostReport<Subject>.subjectName)\(sender) in next()"
+                waitedFor = "post \(expected) of \(PostReport<Event>.subjectName)\(sender) in next()"
             case .count(let count, _):
                 expected = count
-                waitedFor = PostReport<Subject>.expectation(count, filtersBySender: filtersBySender)
+                waitedFor = PostReport<Event>.expectation(count, filtersBySender: filtersBySender)
             }
             let cause =
                 switch reason {
@@ -122,7 +122,7 @@ final class Recording<Subject: Notifiable>: Sendable {
     // MARK: - Recording
 
     /// Records one post seen by the recorder's ``PostObserver`` and resumes the waits it satisfies.
-    func record(_ post: ObservedPost<Subject>) {
+    func record(_ post: ObservedPost<Event>) {
         let resumptions: [@Sendable () -> Void] = state.withLock { state in
             guard state.isRecording else { return [] }
             switch (post.payload, post.isFromObservedSender) {
@@ -166,7 +166,7 @@ final class Recording<Subject: Notifiable>: Sendable {
         state.withLock { $0.payloads.count }
     }
 
-    var report: PostReport<Subject> {
+    var report: PostReport<Event> {
         state.withLock { $0.report }
     }
 
