@@ -2,9 +2,10 @@ public import Foundation
 
 /// The package's own ordered registry of typed observers, shared by every `NotificationCenter`.
 ///
-/// It keeps, per `Notifiable` type, the type's notification name and one ``Channel`` per center that has live
-/// observers of it. One lock guards all of it, so a post costs one lock, one dictionary lookup keyed by the type's
-/// `ObjectIdentifier`, a scan of that type's channels (one per center that observes it, usually a single one), and a
+/// It keeps, per `Notifiable` type, a ``TypeRecord``: the type's notification name and one ``Channel`` per center that
+/// has live observers of it. One lock guards the channels and their observers. A post finds its type's record without
+/// the lock (``TypeDirectory``); when the type has no channel on any center, that is all it needs. Otherwise it takes
+/// the lock for a scan of the type's channels (one per center that observes it, usually a single one) and a
 /// copy-on-write snapshot of the channel's observers. The bookkeeping is non-generic (``AnyChannel``,
 /// ``AnySubscription``); only creating a channel and delivering a payload know the type.
 ///
@@ -26,21 +27,9 @@ final class ObserverRegistry: Sendable {
     @usableFromInline
     static let shared = ObserverRegistry()
 
-    /// What the registry knows about one `Notifiable` type.
-    private struct TypeEntry {
-        let name: Notification.Name
-        /// At most one per center, each with at least one observer.
-        var channels: [AnyChannel] = []
-
-        func channel(in center: NotificationCenter) -> AnyChannel? {
-            let id = ObjectIdentifier(center)
-            return channels.first { $0.centerID == id }
-        }
-    }
-
     private struct State {
-        /// Keyed by the `Notifiable` type's `ObjectIdentifier`.
-        var types: [ObjectIdentifier: TypeEntry] = [:]
+        /// Keyed by the `Notifiable` type's `ObjectIdentifier`; the same records as ``TypeDirectory``'s.
+        var types: [ObjectIdentifier: TypeRecord] = [:]
     }
 
     /// A channel's observers at one moment, with the channel's ``AnyChannel/cancellations`` at that moment.
@@ -51,6 +40,8 @@ final class ObserverRegistry: Sendable {
         let subscriptions: [AnySubscription]
         @usableFromInline
         let cancellations: UInt64
+
+        static var empty: Snapshot { Snapshot(subscriptions: [], cancellations: 0) }
     }
 
     /// What a post needs: the name, and the channel and observers to deliver to directly, as one consistent snapshot.
@@ -89,19 +80,17 @@ final class ObserverRegistry: Sendable {
 
     @usableFromInline
     func route<Event: Notifiable>(_ subject: Event.Type, in center: NotificationCenter) -> Route {
-        if let route = route(ObjectIdentifier(subject), in: center) { return route }
-        cacheName(of: subject)
-        return route(subject, in: center)
-    }
-
-    /// `nil` only before the type's name is cached.
-    private func route(_ subject: ObjectIdentifier, in center: NotificationCenter) -> Route? {
-        state.withLock { state in
-            guard let entry = state.types[subject] else { return nil }
-            guard let channel = entry.channel(in: center) else {
-                return Route(name: entry.name, channel: nil, snapshot: Snapshot(subscriptions: [], cancellations: 0))
+        guard let record = TypeDirectory.record(for: ObjectIdentifier(subject)) else {
+            cacheName(of: subject)
+            return route(subject, in: center)
+        }
+        // Without the lock while the type has no channel on any center: most posts nobody observes typed.
+        if record.channelCount.load() == 0 { return Route(name: record.name, channel: nil, snapshot: .empty) }
+        return state.withLock { _ in
+            guard let channel = record.channel(in: center) else {
+                return Route(name: record.name, channel: nil, snapshot: .empty)
             }
-            return Route(name: entry.name, channel: channel.ordinal, snapshot: Self.snapshot(of: channel))
+            return Route(name: record.name, channel: channel.ordinal, snapshot: Self.snapshot(of: channel))
         }
     }
 
@@ -110,7 +99,9 @@ final class ObserverRegistry: Sendable {
         let name = subject.notificationName
         state.withLock { state in
             if state.types[ObjectIdentifier(subject)] == nil {
-                state.types[ObjectIdentifier(subject)] = TypeEntry(name: name)
+                let record = TypeRecord(id: ObjectIdentifier(subject), name: name)
+                state.types[ObjectIdentifier(subject)] = record
+                TypeDirectory.insert(record)
             }
         }
     }
@@ -155,7 +146,7 @@ final class ObserverRegistry: Sendable {
                     channel = existing
                 } else if let new = spare {
                     channel = new
-                    state.types[typeID]?.channels.append(new)
+                    entry.add(new)
                     spare = nil
                 } else {
                     return .needsChannel(entry.name)
@@ -237,10 +228,7 @@ final class ObserverRegistry: Sendable {
     }
 
     private static func dropIfEmpty(_ channel: AnyChannel, from state: inout State, into cleanup: inout Cleanup) {
-        guard channel.subscriptions.isEmpty,
-            let index = state.types[channel.subject]?.channels.firstIndex(where: { $0 === channel })
-        else { return }
-        state.types[channel.subject]?.channels.remove(at: index)
+        guard channel.subscriptions.isEmpty, state.types[channel.subject]?.remove(channel) == true else { return }
         if let bridge = channel.bridge { cleanup.bridge = (bridge, channel) }
         channel.bridge = nil
     }
@@ -250,10 +238,7 @@ final class ObserverRegistry: Sendable {
     func bridgeEnded(_ channel: AnyChannel) {
         var cleanup = Cleanup()
         state.withLock { state in
-            guard let index = state.types[channel.subject]?.channels.firstIndex(where: { $0 === channel }) else {
-                return
-            }
-            state.types[channel.subject]?.channels.remove(at: index)
+            guard state.types[channel.subject]?.remove(channel) == true else { return }
             for subscription in channel.subscriptions { Self.end(subscription) }
             cleanup.ended = channel.subscriptions
             channel.subscriptions = []
