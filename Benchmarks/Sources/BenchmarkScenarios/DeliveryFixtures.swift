@@ -215,3 +215,33 @@ package final class SequenceFixture: @unchecked Sendable {
         plainTaken.wait()
     }
 }
+
+/// ``Tick``'s fields in a typed-only type: its posts never touch Foundation.
+package struct FastTick: Notifiable, Sendable {
+    package static var postsThroughFoundation: Bool { false }
+    package let sequence: Int
+    package let price: Double
+    package let symbol: String
+}
+
+/// Typed observers of the typed-only ``FastTick``; its twin is ``PlainFixture`` with as many plain observers.
+package final class TypedOnlyFixture: @unchecked Sendable {
+    package let center = NotificationCenter()
+    package let sink = Sink()
+    private var tokens: [NotificationToken] = []
+
+    package init(observers: Int) {
+        let sink = sink
+        for _ in 0..<observers {
+            tokens.append(center.observe(FastTick.self) { tick in sink.add(tick.sequence) })
+        }
+    }
+
+    @inline(never)
+    package func post(_ count: Int) {
+        let center = center
+        for _ in 0..<count {
+            center.post(FastTick(sequence: 1, price: 187.25, symbol: "AAPL"))
+        }
+    }
+}

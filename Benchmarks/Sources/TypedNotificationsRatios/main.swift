@@ -93,6 +93,21 @@ var timedScenarios: [TimedScenario] = [
             deliveriesPerOperation: 4
         )
     },
+    // Typed-only types (`postsThroughFoundation == false`) against plain observers doing the same work.
+    TimedScenario(title: "typed-only post, 1 observer", twin: "plain", target: 0.15, stretch: nil) {
+        let typed = TypedOnlyFixture(observers: 1)
+        let plain = PlainFixture(observers: 1)
+        return Pair(
+            typed: Side(run: typed.post, sink: typed.sink), twin: Side(run: plain.post, sink: plain.sink),
+            deliveriesPerOperation: 1)
+    },
+    TimedScenario(title: "typed-only post, 10 observers", twin: "plain", target: 0.10, stretch: nil) {
+        let typed = TypedOnlyFixture(observers: 10)
+        let plain = PlainFixture(observers: 10)
+        return Pair(
+            typed: Side(run: typed.post, sink: typed.sink), twin: Side(run: plain.post, sink: plain.sink),
+            deliveriesPerOperation: 10)
+    },
     // A main-actor observer: during a post made on the main actor, against a plain observer on the posting thread.
     TimedScenario(title: "post on the main actor, 1 main-actor observer", twin: "plain", target: nil, stretch: nil) {
         let typed = TypedMainActorFixture()
