@@ -105,6 +105,7 @@ final class Mailbox<Item: Sendable>: Sendable {
     let executor: Executor
     private let state = Locked(State())
 
+    @usableFromInline
     init(_ executor: Executor) {
         self.executor = executor
     }

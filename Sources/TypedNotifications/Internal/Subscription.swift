@@ -44,6 +44,7 @@ class AnySubscription: Observation, @unchecked Sendable {
     var isCancelled = false
     let kind: ObservationKind
 
+    @usableFromInline
     init(channel: AnyChannel, sender: AnyObject?, owner: AnyObject?, site: ObservationSite, kind: ObservationKind) {
         self.channel = channel
         self.site = site
@@ -140,7 +141,9 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     @usableFromInline
     let mailbox: Mailbox<Delivery<Event.Payload>>?
 
-    @usableFromInline
+    /// Inlinable, so that it is specialised with the observing call: generic code would look up the mailbox's type at
+    /// run time on every observation.
+    @inlinable
     init(
         channel: AnyChannel,
         sender: Event.Sender?,
@@ -151,7 +154,11 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         kind: ObservationKind?
     ) {
         self.handler = handler
-        self.mailbox = executor.map(Mailbox.init)
+        if let executor {
+            mailbox = Mailbox(executor)
+        } else {
+            mailbox = nil
+        }
         super.init(
             channel: channel,
             sender: sender,
