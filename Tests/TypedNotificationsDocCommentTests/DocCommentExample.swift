@@ -8,6 +8,9 @@ struct DocCommentExample {
     var line: Int
     /// The name of the declaration the doc comment documents (`cancel`, `init`), or `nil` if none follows it.
     var symbol: String?
+    /// The conditions of the `#if` branches the doc comment is in, outermost first: `canImport(Combine)`, or
+    /// `!(A) && (B)` in the `#elseif B` of an `#if A`.
+    var conditions: [String]
     /// The block's lines, without their `///` and the indentation they all share.
     var lines: [String]
 }
@@ -31,6 +34,7 @@ extension DocCommentExample {
         var examples: [DocCommentExample] = []
         var open: DocCommentExample?
         var awaitingSymbol: [DocCommentExample] = []
+        var branches: [(previous: [String], current: String?)] = []  // the `#if`s around the line, outermost first
         for (index, sourceLine) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = sourceLine.drop { $0 == " " || $0 == "\t" }
             guard trimmed.hasPrefix("///") else {
@@ -38,6 +42,19 @@ extension DocCommentExample {
                     example.lines = dedented(example.lines)
                     awaitingSymbol.append(example)
                     open = nil
+                }
+                let directive = trimmed.prefix { !$0.isWhitespace }
+                let condition = trimmed.dropFirst(directive.count).components(separatedBy: "//")[0]
+                    .trimmingCharacters(in: .whitespaces)
+                switch directive {
+                case "#if": branches.append(([], condition))
+                case "#elseif", "#else":
+                    guard var branch = branches.popLast() else { break }
+                    branch.previous += branch.current.map { [$0] } ?? []
+                    branch.current = directive == "#else" ? nil : condition
+                    branches.append(branch)
+                case "#endif": _ = branches.popLast()
+                default: break
                 }
                 let declaration = SwiftLine.declaration(in: trimmed)
                 if awaitingSymbol.isEmpty || (declaration == nil && trimmed.hasPrefix("@")) {
@@ -64,7 +81,11 @@ extension DocCommentExample {
                     open = example
                 }
             } else if fence == "```swift" {
-                open = DocCommentExample(path: path, line: index + 1, symbol: nil, lines: [])
+                let conditions = branches.map { branch in
+                    let current = branch.current.map { branch.previous.isEmpty ? [$0] : ["(\($0))"] } ?? []
+                    return (branch.previous.map { "!(\($0))" } + current).joined(separator: " && ")
+                }
+                open = DocCommentExample(path: path, line: index + 1, symbol: nil, conditions: conditions, lines: [])
             }
         }
         return examples + awaitingSymbol

@@ -84,4 +84,33 @@ import Testing
         #expect(contents.contains("\n@_spi(Testing) import TypedNotifications\n"))
         #expect(contents.hasSuffix(expected), "\(contents)")
     }
+
+    @Test func exampleKeepsTheConditionsOfItsDocComment() {
+        let source = """
+            #if os(Linux)
+            #elseif canImport(Combine)
+            /// ```swift
+            /// import Combine
+            /// let subject = PassthroughSubject<Int, Never>()
+            /// ```
+            public func publish() {}
+            #endif
+            """
+        let examples = DocCommentExample.extract(fromSource: source, path: "Sources/Module/Publishing.swift")
+        #expect(examples.map(\.conditions) == [["!(os(Linux)) && (canImport(Combine))"]])
+        let expected = """
+            #if !(os(Linux)) && (canImport(Combine))
+            enum Publishing_publish_1 {
+                static func example() async throws {
+                    let subject = PassthroughSubject<Int, Never>()
+                    _ = subject
+                }
+            }
+            #endif
+
+            """
+        let contents = GeneratedExamplesFile.contents(for: examples)
+        #expect(contents.contains("\n#if !(os(Linux)) && (canImport(Combine))\nimport Combine\n#endif\n"))
+        #expect(contents.hasSuffix(expected), "\(contents)")
+    }
 }

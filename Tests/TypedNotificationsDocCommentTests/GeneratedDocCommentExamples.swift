@@ -8,6 +8,7 @@
 // file, the symbol its comment documents and its place among that symbol's examples. Its code is copied as
 // written, re-indented, with these changes only:
 // - Its `import` lines move to the top of this file; every example also sees the imports below.
+// - It is in the `#if` branches its doc comment is in.
 // - `@Test` and `@Suite` are dropped, so that an example's tests are compiled but not run.
 // - The space before an end-of-line comment becomes two spaces, as swift-format wants.
 // - `_ = name` follows the example for each name it binds with a top-level `let` or `var`, so that a binding
@@ -27,6 +28,9 @@ import TypedNotifications
 @_spi(Testing) import TypedNotifications
 import TypedNotificationsTesting
 import XCTest
+#if canImport(Combine)
+import Combine
+#endif
 
 // MARK: - Sources/TypedNotifications/Notifiable+Bridging.swift
 
@@ -1038,6 +1042,7 @@ enum NotificationWaitError_NotificationWaitError_1 {
 
 // MARK: - Sources/TypedNotificationsTesting/PostExpectations.swift
 
+#if canImport(Testing)
 enum PostExpectations_expectPosts_1 {
     static func example() async throws {
         // Prelude `Store`, from the generator.
@@ -1064,7 +1069,9 @@ enum PostExpectations_expectPosts_1 {
         }
     }
 }
+#endif
 
+#if canImport(Testing)
 enum PostExpectations_expectNoPosts_1 {
     static func example() async throws {
         // Prelude `Store`, from the generator.
@@ -1090,9 +1097,11 @@ enum PostExpectations_expectNoPosts_1 {
         }
     }
 }
+#endif
 
 // MARK: - Sources/TypedNotificationsTesting/TypedNotificationExpectation.swift
 
+#if canImport(XCTest)
 enum TypedNotificationExpectation_TypedNotificationExpectation_1 {
     static func example() async throws {
         // Prelude `Store`, from the generator.
@@ -1121,7 +1130,9 @@ enum TypedNotificationExpectation_TypedNotificationExpectation_1 {
         }
     }
 }
+#endif
 
+#if canImport(XCTest)
 enum TypedNotificationExpectation_init_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
@@ -1136,7 +1147,9 @@ enum TypedNotificationExpectation_init_1 {
         _ = noChange
     }
 }
+#endif
 
+#if canImport(XCTest)
 enum TypedNotificationExpectation_payloads_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
@@ -1148,3 +1161,4 @@ enum TypedNotificationExpectation_payloads_1 {
         _ = changes
     }
 }
+#endif

@@ -56,6 +56,7 @@ enum GeneratedExamplesFile {
         // file, the symbol its comment documents and its place among that symbol's examples. Its code is copied as
         // written, re-indented, with these changes only:
         // - Its `import` lines move to the top of this file; every example also sees the imports below.
+        // - It is in the `#if` branches its doc comment is in.
         // - `@Test` and `@Suite` are dropped, so that an example's tests are compiled but not run.
         // - The space before an end-of-line comment becomes two spaces, as swift-format wants.
         // - `_ = name` follows the example for each name it binds with a top-level `let` or `var`, so that a binding
@@ -71,9 +72,18 @@ enum GeneratedExamplesFile {
 
         """
 
+    /// An `import` line, and the `#if` conditions it is under.
+    private struct Import: Hashable {
+        var conditions: [String] = []
+        var line: String
+    }
+
+    /// The imports every example sees, as an app's file would have them. Add a module here when an example uses it
+    /// without importing it.
     private static let standardImports = [
-        "import Foundation", "import Testing", "import TypedNotifications", "import TypedNotificationsTesting",
-        "import XCTest",
+        Import(line: "import Foundation"), Import(line: "import Testing"), Import(line: "import TypedNotifications"),
+        Import(line: "import TypedNotificationsTesting"), Import(line: "import XCTest"),
+        Import(conditions: ["canImport(Combine)"], line: "import Combine"),
     ]
 
     /// The file's contents for `examples`.
@@ -91,8 +101,19 @@ enum GeneratedExamplesFile {
             previousPath = example.path
             scopes.append(scope.code)
         }
-        let sortedImports = imports.sorted { importSortKey($0).lexicographicallyPrecedes(importSortKey($1)) }
-        return ([header, sortedImports.joined(separator: "\n") + "\n"] + scopes).joined(separator: "\n")
+        let importGroups = Dictionary(grouping: imports, by: \.conditions).sorted {
+            $0.key.lexicographicallyPrecedes($1.key)
+        }
+        let importLines = importGroups.map { conditions, imports in
+            let lines = imports.map(\.line).sorted { importSortKey($0).lexicographicallyPrecedes(importSortKey($1)) }
+            return conditionally(conditions, lines).joined(separator: "\n")
+        }
+        return ([header, importLines.joined(separator: "\n") + "\n"] + scopes).joined(separator: "\n")
+    }
+
+    /// `lines` inside an `#if` for each condition, outermost first.
+    private static func conditionally(_ conditions: [String], _ lines: [String]) -> [String] {
+        conditions.map { "#if \($0)" } + lines + conditions.map { _ in "#endif" }
     }
 
     /// A type name from a file name: `NotificationCenter+Observing.swift` gives `NotificationCenter_Observing`.
@@ -117,20 +138,23 @@ enum GeneratedExamplesFile {
 extension GeneratedExamplesFile {
     /// One example, made into a scope of its own.
     private struct Scope {
-        var imports: [String] = []
+        var imports: [Import] = []
         var code = ""
 
         init(_ example: DocCommentExample, name: String) {
             let texts = SwiftLine.lex(example.lines.compactMap(Self.withoutTestAttributes)).map(Self.normalized)
             var lines = SwiftLine.lex(texts)
-            imports = lines.filter(Self.isImport).map { $0.text.trimmingCharacters(in: .whitespaces) }
+            imports = lines.filter(Self.isImport).map { line in
+                Import(conditions: example.conditions, line: line.text.trimmingCharacters(in: .whitespaces))
+            }
             lines.removeAll(where: Self.isImport)
             if let prelude = preludes.first(where: { Self.needs(lines, $0) }) {
                 lines = SwiftLine.lex(prelude.code.components(separatedBy: "\n") + lines.map(\.text))
             }
             let uses = lines.filter(\.isTopLevel).flatMap(Self.boundNames).map { "_ = \($0)" }
             let isLocal = !lines.contains { ["extension", "protocol"].contains(Self.keyword($0)) }
-            code = isLocal ? Self.local(name, lines, uses) : Self.namespaced(name, lines, uses)
+            let scope = isLocal ? Self.local(name, lines, uses) : Self.namespaced(name, lines, uses)
+            code = conditionally(example.conditions, [String(scope.dropLast())]).joined(separator: "\n") + "\n"
         }
 
         /// The usual scope: the example is the body of `example()`.
