@@ -36,6 +36,12 @@ let package = Package(
             name: "TypedNotificationsTestingTests",
             dependencies: ["TypedNotificationsTesting"]
         ),
+        // Compiles every ```swift block of the doc comments in Sources/, copied into a generated file, and checks that the
+        // file is up to date: see Tests/TypedNotificationsDocCommentTests/DocCommentExamplesTests.swift.
+        .testTarget(
+            name: "TypedNotificationsDocCommentTests",
+            dependencies: ["TypedNotifications", "TypedNotificationsTesting"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

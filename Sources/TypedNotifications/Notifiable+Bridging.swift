@@ -51,9 +51,12 @@ extension Notification {
 ///     typealias Payload = Payment
 ///     static func payload(from notification: Notification) throws -> Payment {
 ///         guard let userInfo = notification.userInfo else { throw NotificationDecodingError.missingUserInfo }
-///         guard let id = userInfo["paymentID"] else { throw NotificationDecodingError.missingValue(key: "paymentID") }
+///         guard let id = userInfo["paymentID"] else {
+///             throw NotificationDecodingError.missingValue(key: "paymentID")
+///         }
 ///         guard let text = id as? String else {
-///             throw NotificationDecodingError.typeMismatch(key: "paymentID", expected: "String", found: "\(type(of: id))")
+///             let found = "\(type(of: id))"
+///             throw NotificationDecodingError.typeMismatch(key: "paymentID", expected: "String", found: found)
 ///         }
 ///         return Payment(id: text)
 ///     }

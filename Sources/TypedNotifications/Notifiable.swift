@@ -87,14 +87,17 @@ public protocol Notifiable: SendableMetatype {
     /// above), so that plain code re-posting a typed post's `userInfo` reaches typed observers too.
     ///
     /// ```swift
-    /// struct Payment: Sendable { let id: String; let amount: Int }
+    /// struct Payment: Sendable {
+    ///     let id: String
+    ///     let amount: Int
+    /// }
     ///
     /// enum PaymentAccepted: Notifiable {
     ///     typealias Payload = Payment
     ///     static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
     ///     static func payload(from notification: Notification) throws -> Payment {
     ///         guard let id = notification.userInfo?["paymentID"] as? String,
-    ///               let amount = notification.userInfo?["amount"] as? Int
+    ///             let amount = notification.userInfo?["amount"] as? Int
     ///         else { throw NotificationDecodingError.missingValue(key: "paymentID") }
     ///         return Payment(id: id, amount: amount)
     ///     }

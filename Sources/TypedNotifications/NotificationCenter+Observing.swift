@@ -63,7 +63,10 @@ extension NotificationCenter {
     /// for observers registered with a queue. Otherwise as ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Event.Payload)->Void)``.
     ///
     /// ```swift
-    /// final class Document: Sendable { let title: String; init(title: String) { self.title = title } }
+    /// final class Document: Sendable {
+    ///     let title: String
+    ///     init(title: String) { self.title = title }
+    /// }
     /// struct DocumentDidSave: Notifiable {
     ///     typealias Sender = Document
     ///     let bytes: Int

@@ -15,7 +15,9 @@ public import Foundation
 ///
 /// let center = NotificationCenter()
 /// let model = CounterModel()
-/// let observation = center.observe(CounterDidChange.self, for: model) { model, change in model.show(change.count) }
+/// let observation = center.observe(CounterDidChange.self, for: model) { model, change in
+///     model.show(change.count)
+/// }
 /// center.post(CounterDidChange(count: 1))   // prints 1
 /// observation.cancel()
 /// center.post(CounterDidChange(count: 2))   // prints nothing
