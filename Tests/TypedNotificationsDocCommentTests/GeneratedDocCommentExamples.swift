@@ -185,10 +185,26 @@ enum Notifiable_payload_1 {
     }
 }
 
+enum Notifiable_postsThroughFoundation_1 {
+    static func example() async throws {
+        struct FrameDidRender: Notifiable {
+            static var postsThroughFoundation: Bool { false }
+            let frame: Int
+        }
+    }
+}
+
 enum Notifiable_notificationName_2 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         print(CounterDidChange.notificationName.rawValue)  // "MyApp.CounterDidChange"
+    }
+}
+
+enum Notifiable_postsThroughFoundation_2 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        print(CounterDidChange.postsThroughFoundation)  // true
     }
 }
 
@@ -631,6 +647,94 @@ enum NotificationDiagnostics_tracesPosts_1 {
         NotificationDiagnostics.tracesPosts = true
     }
 }
+
+// MARK: - Sources/TypedNotifications/NotificationPublisher.swift
+
+#if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
+enum NotificationPublisher_NotificationPublisher_1 {
+    static func example() async throws {
+        struct CartDidChange: Notifiable { let itemCount: Int }
+
+        let center = NotificationCenter()
+        let cancellable = CartDidChange.publisher(in: center)
+            .map(\.itemCount)
+            .sink { count in print(count) }
+        CartDidChange(itemCount: 2).post(in: center)  // prints 2, before `post` returns
+        cancellable.cancel()  // ends the observation
+        _ = center
+        _ = cancellable
+    }
+}
+#endif
+
+#if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
+enum NotificationPublisher_Failure_1 {
+    static func example() async throws {
+        struct CartDidChange: Notifiable { let itemCount: Int }
+        let publisher: AnyPublisher<CartDidChange, Never> = CartDidChange.publisher().eraseToAnyPublisher()
+        _ = publisher
+        _ = Never
+    }
+}
+#endif
+
+#if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
+enum NotificationPublisher_receive_1 {
+    static func example() async throws {
+        struct CartDidChange: Notifiable { let itemCount: Int }
+
+        let center = NotificationCenter()
+        let subscriber = Subscribers.Sink<CartDidChange, Never>(
+            receiveCompletion: { _ in },
+            receiveValue: { change in print(change.itemCount) }
+        )
+        CartDidChange.publisher(in: center).receive(subscriber: subscriber)
+        CartDidChange(itemCount: 1).post(in: center)  // prints 1
+        subscriber.cancel()
+        _ = center
+        _ = subscriber
+    }
+}
+#endif
+
+#if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
+enum NotificationPublisher_publisher_1 {
+    static func example() async throws {
+        final class Cart: Sendable {}
+        struct CartDidChange: Notifiable {
+            typealias Sender = Cart
+            let itemCount: Int
+        }
+
+        let center = NotificationCenter()
+        let cart = Cart()
+        let cancellable = center.publisher(for: CartDidChange.self, from: cart)
+            .sink { change in print(change.itemCount) }
+        center.post(CartDidChange(itemCount: 3), from: cart)  // prints 3
+        center.post(CartDidChange(itemCount: 4))  // another sender: prints nothing
+        _ = center
+        _ = cart
+        _ = cancellable
+    }
+}
+#endif
+
+#if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
+enum NotificationPublisher_publisher_2 {
+    static func example() async throws {
+        struct CartDidChange: Notifiable { let itemCount: Int }
+
+        let center = NotificationCenter()
+        var counts: [Int] = []
+        let cancellable = CartDidChange.publisher(in: center).sink { change in counts.append(change.itemCount) }
+        CartDidChange(itemCount: 1).post(in: center)
+        CartDidChange(itemCount: 2).post(in: center)  // counts == [1, 2]
+        _ = center
+        _ = counts
+        _ = cancellable
+    }
+}
+#endif
 
 // MARK: - Sources/TypedNotifications/NotificationSequence.swift
 
