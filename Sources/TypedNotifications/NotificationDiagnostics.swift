@@ -63,13 +63,20 @@ public enum NotificationDiagnostics {
         }
     }
 
-    private static let handler = Locked<(@Sendable (Event) -> Void)?>(nil)
+    /// A handler in a class of its own: the statics below are generic over it, not over a function type, whose
+    /// metadata two threads instantiating these statics at once could race on (seen with Swift 6.3 on Linux).
+    private final class Handler: Sendable {
+        let call: @Sendable (Event) -> Void
+        init(_ call: @escaping @Sendable (Event) -> Void) { self.call = call }
+    }
+
+    private static let handler = Locked<Handler?>(nil)
     private static let unobservedReports = AtomicWord.make()
     private static let postTraces = AtomicWord.make()
     /// Whether any ``withHandler(_:operation:)`` scope is active, so that reports outside
     /// one skip the task-local lookup.
     private static let scopes = AtomicWord.make()
-    @TaskLocal private static var scopedHandler: (@Sendable (Event) -> Void)?
+    @TaskLocal private static var scopedHandler: Handler?
 
     /// Runs `operation` with `handler` receiving the events of posts made in it (in its task and the tasks it
     /// creates, not on other threads), instead of the process-wide handler.
@@ -95,7 +102,7 @@ public enum NotificationDiagnostics {
     ) rethrows -> Result {
         scopes.add(1)
         defer { scopes.add(UInt64.max) }
-        return try $scopedHandler.withValue(handler, operation: operation)
+        return try $scopedHandler.withValue(Handler(handler), operation: operation)
     }
 
     /// As ``withHandler(_:operation:)``, for asynchronous code.
@@ -122,7 +129,7 @@ public enum NotificationDiagnostics {
     ) async rethrows -> Result {
         scopes.add(1)
         defer { scopes.add(UInt64.max) }
-        return try await $scopedHandler.withValue(handler, operation: operation, isolation: isolation)
+        return try await $scopedHandler.withValue(Handler(handler), operation: operation, isolation: isolation)
     }
 
     /// Installs `handler`, replacing any previous one; `nil` silences diagnostics again.
@@ -136,7 +143,7 @@ public enum NotificationDiagnostics {
     public static func setHandler(_ handler: (@Sendable (Event) -> Void)?) {
         // The replaced handler is released after the lock, since releasing it may run any deinitialiser.
         let replaced = self.handler.withLock { current in
-            defer { current = handler }
+            defer { current = handler.map(Handler.init) }
             return current
         }
         withExtendedLifetime(replaced) {}
@@ -198,6 +205,6 @@ public enum NotificationDiagnostics {
         let scoped = scopes.loadRelaxed() == 0 ? nil : scopedHandler
         guard let handler = scoped ?? handler.withLock({ $0 }) else { return }
         LockDiscipline.assertNoLockHeld("calls a diagnostics handler")
-        handler(Event(kind: kind, type: subject, name: name, center: center, sender: sender))
+        handler.call(Event(kind: kind, type: subject, name: name, center: center, sender: sender))
     }
 }

@@ -30,8 +30,9 @@ class AnyChannel: @unchecked Sendable {
     @exclusivity(unchecked) var subscriptions: [AnySubscription] = []
     /// How many of `subscriptions` are owner-bound: only those can end without a `cancel()`, so only then is a sweep
     /// for dead owners worth its cost.
-    var ownerBoundCount = 0
-    /// Weak: the bridge's block owns it, so that it goes (and reports) when Foundation lets the block go.
+    @exclusivity(unchecked) var ownerBoundCount = 0
+    /// Weak: the bridge's block owns it, so that it goes (and reports) when Foundation lets the block go. (The
+    /// registration holds the channel strongly, and nothing holds the channel weakly.)
     weak var bridge: BridgeRegistration?
     /// Unique among all channels ever made: a typed post's frame names its channel by it (see `FoundationBridge`).
     let ordinal: UInt64

@@ -42,10 +42,13 @@ enum FoundationBridge {
     ) -> BridgeRegistration {
         LockDiscipline.assertNoLockHeld("adds a Foundation observer")
         let registration = BridgeRegistration(channel)
+        // Paired with the acquire below, for ThreadSanitizer: Foundation hands the block to posting threads through a
+        // lock of its own, which ThreadSanitizer cannot see on Linux (see `FoundationPublication`).
+        FoundationPublication.publish()
         let token = center.addObserver(forName: channel.name, object: nil, queue: nil) { notification in
-            guard let channel = registration.channel else { return }
+            FoundationPublication.acquire()
             // Safe: the registration was made for this `Channel<Event>`.
-            unsafeDowncast(channel, to: Channel<Event>.self).receivePlain(notification)
+            unsafeDowncast(registration.channel, to: Channel<Event>.self).receivePlain(notification)
         }
         registration.keep(token)
         return registration
@@ -163,10 +166,14 @@ struct PostMark: Hashable, Sendable {
 /// center's block would never go: ``FoundationObserverToken`` (in `Platform.swift`) keeps it as each platform's
 /// Foundation requires.
 ///
+/// It holds its channel strongly (the channel refers back to it weakly, so there is no cycle): a channel that nothing
+/// refers to weakly keeps the runtime's fast path for retain and release, which every plain post that reaches the
+/// bridge uses. After a normal removal, `deinit` finds the channel already dropped, and does nothing.
+///
 /// `@unchecked Sendable` because `storedToken` is set once, by `keep(_:)`, before the registration is published to
-/// the registry (whose lock publishes it), and `channel` is a weak reference, which the runtime reads atomically.
+/// the registry (whose lock publishes it); `channel` never changes.
 final class BridgeRegistration: @unchecked Sendable {
-    weak var channel: AnyChannel?
+    let channel: AnyChannel
     private var storedToken: FoundationObserverToken?
 
     init(_ channel: AnyChannel) {
@@ -174,7 +181,7 @@ final class BridgeRegistration: @unchecked Sendable {
     }
 
     deinit {
-        if let channel { ObserverRegistry.shared.bridgeEnded(channel) }
+        ObserverRegistry.shared.bridgeEnded(channel)
     }
 
     func keep(_ token: any NSObjectProtocol) {

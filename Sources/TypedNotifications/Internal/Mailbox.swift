@@ -45,12 +45,13 @@ enum Executor: Sendable {
     }
 }
 
-/// A weak reference to an actor.
+/// A weak reference to an actor, in a box of its own: an ``Executor`` then holds only strong class references, which
+/// the runtime copies and destroys without a weak reference's slower entry points.
 ///
 /// `@unchecked Sendable` only because the stored property is `var` (as every weak reference must be); it is set once,
 /// in `init`, and the Swift runtime reads and clears weak references atomically. Actors are `Sendable`.
 @usableFromInline
-struct WeakActor: @unchecked Sendable {
+final class WeakActor: @unchecked Sendable {
     @usableFromInline
     weak var actor: (any Actor)?
 

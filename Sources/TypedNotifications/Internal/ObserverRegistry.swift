@@ -49,8 +49,8 @@ final class ObserverRegistry: Sendable {
     struct Route {
         @usableFromInline
         let name: Notification.Name
-        /// The ``AnyChannel/ordinal`` of the channel, `nil` when nobody observes the type on the center. Not the
-        /// channel itself: it is weakly referenced (by its bridge), so retaining it takes the runtime's slow path.
+        /// The ``AnyChannel/ordinal`` of the channel, `nil` when nobody observes the type on the center: all the
+        /// frame needs, and no retain of the channel.
         @usableFromInline
         let channel: UInt64?
         @usableFromInline
@@ -136,10 +136,11 @@ final class ObserverRegistry: Sendable {
         makeSubscription: (AnyChannel) -> Subscription<Event>
     ) -> Subscription<Event> {
         let typeID = ObjectIdentifier(subject)
-        var spare: Channel<Event>?
+        // Non-generic, so that nothing here needs a generic type's metadata at run time.
+        var spare: AnyChannel?
         while true {
             var cleanup = Cleanup()
-            let outcome: AddOutcome<Event> = state.withLock { state in
+            let outcome: AddOutcome = state.withLock { state in
                 guard let entry = state.types[typeID] else { return .needsName }
                 let channel: AnyChannel
                 if let existing = entry.channel(in: center) {
@@ -164,7 +165,8 @@ final class ObserverRegistry: Sendable {
             cleanup.run()
             switch outcome {
             case .added(let subscription):
-                return subscription
+                // Safe: `makeSubscription` made it.
+                return unsafeDowncast(subscription, to: Subscription<Event>.self)
             case .needsName:
                 cacheName(of: subject)
             case .needsChannel(let name):
@@ -176,8 +178,8 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    private enum AddOutcome<Event: Notifiable> {
-        case added(Subscription<Event>)
+    private enum AddOutcome {
+        case added(AnySubscription)
         case needsName
         case needsChannel(Notification.Name)
     }

@@ -16,7 +16,8 @@ protocol Observation: AnyObject, Sendable {
 /// as concrete code; only
 /// ``Subscription/deliver(_:from:cancellationsSeen:isolation:)`` is generic.
 ///
-/// `@unchecked Sendable` because of the two weak references, whose types need not be `Sendable`: the sender is only
+/// `@unchecked Sendable` (and the two weak references exempt from the runtime's exclusivity checks, which cost more than
+/// the rest of `init`) because of the two weak references, whose types need not be `Sendable`: the sender is only
 /// ever compared by identity, never used, and the owner is `Sendable` where the public API accepts it (it is stored
 /// as `AnyObject` only to be tested for `nil`). Everything else is immutable after `init` except `isCancelled`,
 /// which is read and written only under `ObserverRegistry`'s lock, and the Swift runtime reads and clears weak
@@ -41,7 +42,7 @@ class AnySubscription: Observation, @unchecked Sendable {
     let isOwnerBound: Bool
     /// Set once, when the observation ends (cancelled, or swept after its owner died). Guarded by the registry's
     /// lock; a post reads it only when its channel's ``AnyChannel/cancellations`` says an observer has ended.
-    var isCancelled = false
+    @exclusivity(unchecked) var isCancelled = false
     let kind: ObservationKind
 
     @usableFromInline
