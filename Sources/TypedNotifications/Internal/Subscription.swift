@@ -29,10 +29,10 @@ class AnySubscription: Observation, @unchecked Sendable {
     /// Only payloads posted by this object (compared by identity) are delivered. Being weak, a freed sender can
     /// never match again, even when a new object reuses its address. Set once, in `init`.
     @usableFromInline
-    weak var sender: AnyObject?
+    @exclusivity(unchecked) weak var sender: AnyObject?
     /// For owner-bound observations: once the owner is gone, the observation ends. Set once, in `init`.
     @usableFromInline
-    weak var owner: AnyObject?
+    @exclusivity(unchecked) weak var owner: AnyObject?
     /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
     let site: ObservationSite
     // The one-byte fields follow one another, so that they share a word.
