@@ -266,27 +266,25 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 }
 
 /// Where an observation was made: the `#fileID` and `#line` of the observing call, kept as the literal's address and
-/// length and the line, in two words.
+/// the line, in twelve bytes (so that the one-byte fields after it share its last word).
 ///
 /// `@unchecked Sendable` because of the pointer: it points at a string literal, immutable static data of the module
 /// that made the observation, which is never written or freed while the process runs.
 @usableFromInline
 struct ObservationSite: @unchecked Sendable {
-    /// The UTF-8 bytes of a `#fileID` literal: static data of the calling module, never freed.
+    /// The UTF-8 bytes of a `#fileID` literal, which the compiler ends with a NUL byte, as every string literal.
     private let start: UnsafePointer<UInt8>
-    private let length: UInt32
     let line: UInt32
 
     @usableFromInline
     init(fileID: StaticString, line: UInt) {
         // `#fileID` is always a string literal, so the static string has a pointer representation.
         start = fileID.utf8Start
-        length = UInt32(truncatingIfNeeded: fileID.utf8CodeUnitCount)
         self.line = UInt32(truncatingIfNeeded: line)
     }
 
     var fileID: String {
-        String(decoding: UnsafeBufferPointer(start: start, count: Int(length)), as: UTF8.self)
+        String(cString: start)
     }
 }
 
