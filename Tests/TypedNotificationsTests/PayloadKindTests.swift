@@ -23,21 +23,21 @@ import TypedNotifications
 
     /// What a typed post of `payload` looks like to a plain observer that decodes it with the type's decoder, and
     /// what typed observers receive from a plain post of `plainValue` under the payload key.
-    private func crossBothWays<Subject: Notifiable>(
-        _ subject: Subject.Type,
-        typed payload: Subject.Payload,
+    private func crossBothWays<Event: Notifiable>(
+        _ subject: Event.Type,
+        typed payload: Event.Payload,
         plain plainValue: Any
-    ) throws -> (seenByPlain: Subject.Payload, seenByTyped: [Subject.Payload]) {
+    ) throws -> (seenByPlain: Event.Payload, seenByTyped: [Event.Payload]) {
         let center = NotificationCenter()
-        let decoded = Recorded<Result<Subject.Payload, any Error>>()
-        let observer = center.addObserver(forName: Subject.notificationName, object: nil, queue: nil) { note in
-            decoded.append(Result { try Subject.payload(from: note) })
+        let decoded = Recorded<Result<Event.Payload, any Error>>()
+        let observer = center.addObserver(forName: Event.notificationName, object: nil, queue: nil) { note in
+            decoded.append(Result { try Event.payload(from: note) })
         }
-        let typed = Recorded<Subject.Payload>()
+        let typed = Recorded<Event.Payload>()
         let token = center.observe(subject) { typed.append($0) }
         center.post(subject, payload: payload)
         center.removeObserver(observer)
-        center.post(name: Subject.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: plainValue])
+        center.post(name: Event.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: plainValue])
         withExtendedLifetime(token) {}
         let seenByPlain = try #require(decoded.values.first).get()
         #expect(decoded.count == 1)
