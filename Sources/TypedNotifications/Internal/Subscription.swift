@@ -130,17 +130,39 @@ enum Handler<Payload: Sendable>: Sendable {
 
 /// One typed observer: its handler, and for asynchronous delivery the mailbox in front of it.
 ///
+/// The common observer (called on the posting thread with the payload only) keeps just its closure: `rest` is `nil`,
+/// the record stays small, and a delivery is one check and one call. The others keep their mailbox and a handler of
+/// another shape in ``Rest``.
+///
 /// `@unchecked Sendable` as ``AnySubscription``; what it adds is immutable and `Sendable` (a `Sendable` handler and a
-/// `Sendable` mailbox).
+/// `Sendable` class).
 @usableFromInline
 final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendable {
     typealias Payload = Event.Payload
 
+    /// What a less common observation needs besides its closure.
     @usableFromInline
-    let handler: Handler<Event.Payload>
-    /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue, actor or task.
+    final class Rest: Sendable {
+        /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue, actor or task.
+        @usableFromInline
+        let mailbox: Mailbox<Delivery<Event.Payload>>?
+        /// The handler when it takes more than the payload (or is `async`); `nil` when it takes the payload only,
+        /// which is then the subscription's `handler`.
+        @usableFromInline
+        let handler: Handler<Event.Payload>?
+
+        @usableFromInline
+        init(mailbox: Mailbox<Delivery<Event.Payload>>?, handler: Handler<Event.Payload>?) {
+            self.mailbox = mailbox
+            self.handler = handler
+        }
+    }
+
+    /// The handler that takes the payload only; a no-op when ``Rest/handler`` has the handler instead.
     @usableFromInline
-    let mailbox: Mailbox<Delivery<Event.Payload>>?
+    let handler: @Sendable (Event.Payload) -> Void
+    @usableFromInline
+    let rest: Rest?
 
     /// Inlinable, so that it is specialised with the observing call: generic code would look up the mailbox's type at
     /// run time on every observation.
@@ -154,11 +176,14 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         site: ObservationSite,
         kind: ObservationKind?
     ) {
-        self.handler = handler
-        if let executor {
-            mailbox = Mailbox(executor)
+        var mailbox: Mailbox<Delivery<Event.Payload>>?
+        if let executor { mailbox = Mailbox(executor) }
+        if case .payload(let body) = handler {
+            self.handler = body
+            rest = mailbox == nil ? nil : Rest(mailbox: mailbox, handler: nil)
         } else {
-            mailbox = nil
+            self.handler = { _ in }
+            rest = Rest(mailbox: mailbox, handler: handler)
         }
         super.init(
             channel: channel,
@@ -170,13 +195,13 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     }
 
     override func discardPending() {
-        mailbox?.discardPending()
+        rest?.mailbox?.discardPending()
     }
 
     /// Tells an observer that wants to know about a plain post that could not be decoded, if it would have
     /// delivered the post; on the posting thread.
     func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
-        guard case .everyPost(let handler) = handler, !hasEnded(cancellationsSeen: count), isAlive,
+        guard case .everyPost(let handler)? = rest?.handler, !hasEnded(cancellationsSeen: count), isAlive,
             accepts(postSender)
         else { return }
         handler(.failure(error), postSender)
@@ -204,14 +229,22 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             return false
         }
         if !accepts(postSender) { return false }
-        if let mailbox {
-            deliverLater(payload, from: postSender, isolation: isolation, through: mailbox)
-        } else if case .payload(let handler) = handler {
+        if let rest {
+            deliver(payload, from: postSender, isolation: isolation, with: rest)
+        } else {
             handler(payload)
+        }
+        return true
+    }
+
+    /// Delivery for the less common observers: queued, or with a handler of another shape.
+    @usableFromInline
+    func deliver(_ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, with rest: Rest) {
+        if let mailbox = rest.mailbox {
+            deliverLater(payload, from: postSender, isolation: isolation, through: mailbox)
         } else {
             run(Delivery(payload, sender: postSender))
         }
-        return true
     }
 
     /// Queues a delivery, or, for an observer isolated to the actor the post is made on, delivers what is queued and
@@ -223,8 +256,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         isolation: (any Actor)?,
         through mailbox: Mailbox<Delivery<Event.Payload>>
     ) {
-        let delivery = Delivery(payload, sender: handler.takesSender ? postSender : nil)
-        if case .async = handler {
+        let delivery = Delivery(payload, sender: rest?.handler?.takesSender == true ? postSender : nil)
+        if case .async? = rest?.handler {
             mailbox.enqueue(delivery) { delivery in await self.runQueued(delivery) }
         } else if mailbox.executor.isCurrent(isolation) {
             while let queued = mailbox.takeQueued() { runQueued(queued) }
@@ -236,7 +269,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 
     @usableFromInline
     func run(_ delivery: Delivery<Event.Payload>) {
-        switch handler {
+        switch rest?.handler {
+        case nil: handler(delivery.payload)
         case .payload(let handler): handler(delivery.payload)
         case .payloadAndSender(let handler): handler(delivery.payload, delivery.sender)
         case .everyPost(let handler): handler(.success(delivery.payload), delivery.sender)
@@ -260,7 +294,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     }
 
     private func runQueued(_ delivery: Delivery<Payload>) async {
-        guard mayRunQueued, case .async(let handler) = handler else { return }
+        guard mayRunQueued, case .async(let handler)? = rest?.handler else { return }
         await handler(delivery.payload, delivery.sender)
     }
 }
