@@ -28,6 +28,8 @@ public struct TypedObservation: Sendable, Hashable, CustomStringConvertible, Cus
         case async
         /// A ``NotificationSequence``.
         case sequence
+        /// A Combine publisher's subscription.
+        case publisher
 
         init(_ kind: ObservationKind) {
             switch kind {
@@ -37,6 +39,7 @@ public struct TypedObservation: Sendable, Hashable, CustomStringConvertible, Cus
             case .actor: self = .actor
             case .async: self = .async
             case .sequence: self = .sequence
+            case .publisher: self = .publisher
             }
         }
     }
@@ -85,6 +88,37 @@ extension NotificationCenter {
     /// ```
     public var typedObservations: [TypedObservation] {
         ObserverRegistry.shared.observations(in: self)
+    }
+
+    /// As ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Event.Payload)->Void)`` (on the posting thread), listed
+    /// in ``typedObservations`` as a publisher's; for the Combine publisher, which is built on public API so that the
+    /// same source also compiles outside the library. Behind `@_spi(Publisher)`: not part of the supported API.
+    ///
+    /// ```swift
+    /// @_spi(Publisher) import TypedNotifications
+    ///
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let center = NotificationCenter()
+    /// let token = center.observeForPublisher(CounterDidChange.self, from: nil) { change in print(change.count) }
+    /// ```
+    @_spi(Publisher)
+    public func observeForPublisher<Event: Notifiable>(
+        _ subject: Event.Type,
+        from sender: Event.Sender?,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Event.Payload) -> Void
+    ) -> NotificationToken {
+        NotificationToken(
+            register(
+                subject,
+                sender: sender,
+                executor: nil,
+                handler: .payload(handler),
+                site: ObservationSite(fileID: file, line: line),
+                kind: .publisher
+            )
+        )
     }
 
     /// How many typed observers, and how many Foundation observers for them, the package holds for this center; for

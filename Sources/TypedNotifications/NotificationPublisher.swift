@@ -1,13 +1,13 @@
 // A typed Combine publisher, where Combine exists.
 //
-// Built only on the library's public API (`observe(_:from:delivery:file:line:_:)` and `NotificationToken`), so that
-// this same file compiles outside the library: `IntegrationTests/Combine` compiles it, through a symbolic link,
+// Built only on the library's public API and one SPI (`observeForPublisher(_:from:file:line:_:)`, an `observe` that
+// `typedObservations` lists as a publisher's), so that this same file compiles outside the library: `IntegrationTests/Combine` compiles it, through a symbolic link,
 // against OpenCombine with `TYPED_NOTIFICATIONS_OPENCOMBINE` defined, and tests it on Linux. Inside the library the
 // module's internal names are in scope too (it has an internal `Subscription` class, for one): this file names
 // Combine's `Subscription` protocol only through `CombineSubscription` below, and uses nothing internal.
 #if TYPED_NOTIFICATIONS_OPENCOMBINE
 public import OpenCombine
-public import TypedNotifications
+@_spi(Publisher) public import TypedNotifications
 public import Foundation
 
 private typealias CombineSubscription = OpenCombine.Subscription
@@ -49,7 +49,7 @@ private typealias CombineSubscription = Combine.Subscription
 ///
 /// A sender filter holds its sender weakly: a subscription made after the sender was deallocated never delivers,
 /// since that sender can no longer post. ``Foundation/NotificationCenter/typedObservations`` lists each
-/// subscription's observation with ``TypedObservation/Delivery/immediate`` delivery and the file and line where the
+/// subscription's observation with ``TypedObservation/Delivery/publisher`` delivery and the file and line where the
 /// publisher was made.
 ///
 /// ```swift
@@ -85,8 +85,8 @@ public struct NotificationPublisher<Output: Sendable>: Publisher, Sendable {
         let filter = SenderFilter(sender)
         observe = { deliver in
             switch filter.sender {
-            case .everySender: center.observe(subject, from: nil, file: file, line: line, deliver)
-            case .only(let sender): center.observe(subject, from: sender, file: file, line: line, deliver)
+            case .everySender: center.observeForPublisher(subject, from: nil, file: file, line: line, deliver)
+            case .only(let sender): center.observeForPublisher(subject, from: sender, file: file, line: line, deliver)
             case .gone: nil
             }
         }
@@ -153,7 +153,7 @@ extension NotificationCenter {
     ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender. The
     ///     publisher holds it weakly.
     ///   - file: Where the publisher is made, for ``typedObservations``, which lists each subscription's observation
-    ///     with this file and line and ``TypedObservation/Delivery/immediate`` delivery; leave the default.
+    ///     with this file and line and ``TypedObservation/Delivery/publisher`` delivery; leave the default.
     ///   - line: Where the publisher is made, for ``typedObservations``; leave the default.
     /// - Returns: A publisher of payloads that never fails and never completes.
     public func publisher<Event: Notifiable>(

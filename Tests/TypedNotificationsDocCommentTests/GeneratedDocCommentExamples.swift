@@ -25,6 +25,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+@_spi(Publisher) import TypedNotifications
 @_spi(Testing) import TypedNotifications
 import TypedNotificationsTesting
 import XCTest
@@ -229,6 +230,16 @@ enum NotificationCenter_Introspection_typedObservations_1 {
         let center = NotificationCenter()
         let token = center.observe(CounterDidChange.self) { _ in }
         print(center.typedObservations.map(\.delivery))  // [TypedNotifications.TypedObservation.Delivery.immediate]
+        _ = center
+        _ = token
+    }
+}
+
+enum NotificationCenter_Introspection_observeForPublisher_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        let center = NotificationCenter()
+        let token = center.observeForPublisher(CounterDidChange.self, from: nil) { change in print(change.count) }
         _ = center
         _ = token
     }

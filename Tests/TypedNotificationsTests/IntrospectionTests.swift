@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TypedNotifications
+@_spi(Publisher) import TypedNotifications
 
 /// `typedObservations`: what is observed, how, and where in the code.
 @Suite struct IntrospectionTests {
@@ -52,6 +52,15 @@ import TypedNotifications
         #expect(center.typedObservations.count == 1, "an owner-bound observation whose owner is gone has ended")
         token.cancel()
         #expect(center.typedObservations.isEmpty)
+    }
+
+    @Test func publisherObservationsAreListedAsPublishers() {
+        let center = NotificationCenter()
+        let line = #line
+        let token = center.observeForPublisher(CounterDidChange.self, from: nil) { _ in }
+        #expect(center.typedObservations.map(\.delivery) == [.publisher])
+        #expect(center.typedObservations.map(\.line) == [line + 1])
+        withExtendedLifetime(token) {}
     }
 
     @Test func observationsOfAnotherCenterAreNotListed() {

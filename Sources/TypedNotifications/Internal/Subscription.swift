@@ -325,7 +325,7 @@ struct ObservationSite: @unchecked Sendable {
 /// How an observation delivers, for ``Foundation/NotificationCenter/typedObservations``.
 @usableFromInline
 enum ObservationKind: Sendable {
-    case immediate, queue, mainActor, actor, async, sequence
+    case immediate, queue, mainActor, actor, async, sequence, publisher
 
     @usableFromInline
     init(executor: Executor?, handler: Handler<some Sendable>) {

@@ -376,7 +376,7 @@ func isSendable(_: some Sendable) -> Bool { true }
         let observation = try #require(observations.first)
         #expect(observation.fileID == #fileID)
         #expect(observation.line == line)
-        #expect(observation.delivery == .immediate)
+        #expect(observation.delivery == .publisher)
         #expect(observation.filtersBySender)
         #expect(!observation.isOwnerBound)
         first.cancel()
