@@ -126,10 +126,12 @@ enum GeneratedExamplesFile {
         String(name.map { $0.isIdentifierPart ? $0 : "_" })
     }
 
-    /// swift-format's order: plain imports, then `@testable` ones; each by module, then without attributes first.
+    /// swift-format's order: plain imports, then `@testable` ones; each by module, then without attributes first,
+    /// then by the whole line, so that two attributed imports of one module always come in the same order (the set
+    /// they come from has a different order in every process).
     private static func importSortKey(_ line: String) -> [String] {
         let module = String(line.split(separator: " ").last ?? "")
-        return [line.hasPrefix("@testable") ? "1" : "0", module, line.hasPrefix("@") ? "1" : "0"]
+        return [line.hasPrefix("@testable") ? "1" : "0", module, line.hasPrefix("@") ? "1" : "0", line]
     }
 }
 
