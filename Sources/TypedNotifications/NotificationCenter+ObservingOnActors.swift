@@ -156,16 +156,7 @@ extension NotificationCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (isolated Isolation, Event.Payload) -> Void
     ) -> NotificationToken {
-        NotificationToken(
-            register(
-                subject,
-                sender: sender,
-                owner: actor,
-                executor: .actor(WeakActor(actor)),
-                handler: Self.isolatedHandler(on: actor, handler),
-                site: ObservationSite(fileID: file, line: line)
-            )
-        )
+        NotificationToken(registerIsolated(subject, on: actor, from: sender, file: file, line: line, handler))
     }
 
     /// Calls `handler`, isolated to the actor `owner`, with each `Event` payload, for as long as `owner` lives.
@@ -200,26 +191,29 @@ extension NotificationCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (isolated Owner, Event.Payload) -> Void
     ) -> OwnerBoundObservation {
-        OwnerBoundObservation(
-            register(
-                subject,
-                sender: sender,
-                owner: owner,
-                executor: .actor(WeakActor(owner)),
-                handler: Self.isolatedHandler(on: owner, handler),
-                site: ObservationSite(fileID: file, line: line)
-            )
-        )
+        OwnerBoundObservation(registerIsolated(subject, on: owner, from: sender, file: file, line: line, handler))
     }
 
-    /// The handler that the mailbox calls while isolated to `actor` (never otherwise: it checks).
-    private static func isolatedHandler<Isolation: Actor, Payload: Sendable>(
+    /// Both actor forms: bound to `actor`, which is held weakly, with a handler that the mailbox calls while isolated to
+    /// it (never otherwise: `assumeIsolated` checks).
+    private func registerIsolated<Event: Notifiable, Isolation: Actor>(
+        _ subject: Event.Type,
         on actor: Isolation,
-        _ handler: @escaping @Sendable (isolated Isolation, Payload) -> Void
-    ) -> Handler<Payload> {
-        .payload { [weak actor] payload in
-            actor?.assumeIsolated { actor in handler(actor, payload) }
-        }
+        from sender: Event.Sender?,
+        file: StaticString,
+        line: UInt,
+        _ handler: @escaping @Sendable (isolated Isolation, Event.Payload) -> Void
+    ) -> Subscription<Event> {
+        register(
+            subject,
+            sender: sender,
+            owner: actor,
+            executor: .actor(WeakActor(actor)),
+            handler: .payload { [weak actor] payload in
+                actor?.assumeIsolated { actor in handler(actor, payload) }
+            },
+            site: ObservationSite(fileID: file, line: line)
+        )
     }
 }
 

@@ -38,21 +38,10 @@ import Testing
     @Test(arguments: Queue.allCases)
     func queueDeliveryKeepsEachThreadsOrderAndNeverOverlapsItself(queue: Queue) async {
         let center = NotificationCenter()
-        let total = Self.threadCount * Self.postsPerThread
-        let running = AtomicWord.make()
-        let overlaps = Counter()
-        let nextIndex = Protected(Array(repeating: 0, count: Self.threadCount))
-        let outOfOrder = Counter()
-        let received = Counter()
-        let allReceived = DispatchSemaphore(value: 0)
+        let check = DeliveryCheck(threads: Self.threadCount, postsPerThread: Self.postsPerThread)
         let token = center.observe(Numbered.self, delivery: queue.makeDelivery().delivery) { numbered in
-            if !running.set() { overlaps.increment() }
-            nextIndex.withLock { next in
-                if numbered.index != next[numbered.thread] { outOfOrder.increment() }
-                next[numbered.thread] = numbered.index + 1
-            }
-            running.store(0)
-            if received.increment() == total { allReceived.signal() }
+            check.enter()
+            check.leave(numbered)
         }
         await onThreads(Self.threadCount) { thread in
             for index in 0..<Self.postsPerThread {
@@ -65,11 +54,9 @@ import Testing
                 }
             }
         }
-        await wait(for: allReceived)
+        await wait(for: check.allReceived)
         token.cancel()
-        #expect(received.value == total)
-        #expect(overlaps.value == 0, "the handler ran concurrently with itself")
-        #expect(outOfOrder.value == 0, "a thread's posts arrived out of order")
+        check.expectEveryPostOnceInOrderWithoutOverlap()
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
 
@@ -96,42 +83,25 @@ import Testing
     @Test(arguments: Isolation.allCases)
     func isolatedDeliveryKeepsEachThreadsOrderAndNeverOverlapsItself(isolation: Isolation) async {
         let center = NotificationCenter()
-        let total = Self.threadCount * Self.postsPerThread
-        let running = AtomicWord.make()
-        let overlaps = Counter()
-        let nextIndex = Protected(Array(repeating: 0, count: Self.threadCount))
-        let outOfOrder = Counter()
-        let received = Counter()
-        let allReceived = DispatchSemaphore(value: 0)
-        @Sendable func enter() {
-            if !running.set() { overlaps.increment() }
-        }
-        @Sendable func leave(_ numbered: Numbered) {
-            nextIndex.withLock { next in
-                if numbered.index != next[numbered.thread] { outOfOrder.increment() }
-                next[numbered.thread] = numbered.index + 1
-            }
-            running.store(0)
-            if received.increment() == total { allReceived.signal() }
-        }
+        let check = DeliveryCheck(threads: Self.threadCount, postsPerThread: Self.postsPerThread)
         let host = Host()
         let token: NotificationToken
         switch isolation {
         case .mainActor:
             token = center.observeOnMainActor(Numbered.self) { numbered in
-                enter()
-                leave(numbered)
+                check.enter()
+                check.leave(numbered)
             }
         case .actor:
             token = center.observe(Numbered.self, on: host) { _, numbered in
-                enter()
-                leave(numbered)
+                check.enter()
+                check.leave(numbered)
             }
         case .asyncHandler:
             token = center.observe(Numbered.self) { numbered async in
-                enter()
+                check.enter()
                 await Task.yield()
-                leave(numbered)
+                check.leave(numbered)
             }
         }
         // Thread 0 posts from the observer's actor (for the actor kinds), the others from plain threads.
@@ -157,11 +127,9 @@ import Testing
             }
         }
         await fromActor.value
-        await wait(for: allReceived)
+        await wait(for: check.allReceived)
         token.cancel()
-        #expect(received.value == total)
-        #expect(overlaps.value == 0, "the handler ran concurrently with itself")
-        #expect(outOfOrder.value == 0, "a thread's posts arrived out of order")
+        check.expectEveryPostOnceInOrderWithoutOverlap()
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
 
@@ -229,6 +197,44 @@ import Testing
 }
 
 /// Waits for `semaphore` without blocking a thread of Swift's cooperative pool.
+/// What one observer's handler saw of `Numbered` posts from several threads: whether it ever ran concurrently with
+/// itself, whether a thread's posts arrived out of order, and when all have arrived.
+final class DeliveryCheck: Sendable {
+    let allReceived = DispatchSemaphore(value: 0)
+    private let total: Int
+    private let running = AtomicWord.make()
+    private let overlaps = Counter()
+    private let nextIndex: Protected<[Int]>
+    private let outOfOrder = Counter()
+    private let received = Counter()
+
+    init(threads: Int, postsPerThread: Int) {
+        total = threads * postsPerThread
+        nextIndex = Protected(Array(repeating: 0, count: threads))
+    }
+
+    /// Called first in the handler.
+    func enter() {
+        if !running.set() { overlaps.increment() }
+    }
+
+    /// Called last in the handler, with the payload.
+    func leave(_ numbered: Numbered) {
+        nextIndex.withLock { next in
+            if numbered.index != next[numbered.thread] { outOfOrder.increment() }
+            next[numbered.thread] = numbered.index + 1
+        }
+        running.store(0)
+        if received.increment() == total { allReceived.signal() }
+    }
+
+    func expectEveryPostOnceInOrderWithoutOverlap() {
+        #expect(received.value == total)
+        #expect(overlaps.value == 0, "the handler ran concurrently with itself")
+        #expect(outOfOrder.value == 0, "a thread's posts arrived out of order")
+    }
+}
+
 func wait(for semaphore: DispatchSemaphore) async {
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         DispatchQueue.global().async {
