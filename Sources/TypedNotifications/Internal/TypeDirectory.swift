@@ -52,7 +52,8 @@ final class TypeRecord: @unchecked Sendable {
 enum TypeDirectory {
     /// The current table: `capacity` (a power of two) in word 0, then `capacity` pairs of words.
     private static let current = AtomicWord.make()
-    /// Only under the registry's lock.
+    /// How many records the current table holds. `nonisolated(unsafe)` is safe because it is read and written only by
+    /// `insert(_:)`, which runs only under `ObserverRegistry`'s lock: one writer at a time, and readers never touch it.
     nonisolated(unsafe) private static var count = 0
 
     /// The record of the type `id`, if it has one; free of locks.
@@ -93,6 +94,8 @@ enum TypeDirectory {
             current.store(UInt64(UInt(bitPattern: grown)))
             table = grown
         }
+        // Retained here and never released: that is what makes `record(for:)`'s unretained reads of the pointer safe
+        // (the record outlives every table that refers to it, and types are never forgotten).
         let value = UInt64(UInt(bitPattern: Unmanaged.passRetained(record).toOpaque()))
         place(key: UInt64(UInt(bitPattern: record.id)), value: value, in: table!)
         count += 1
