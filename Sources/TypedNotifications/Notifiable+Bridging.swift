@@ -18,13 +18,15 @@ extension Notification {
     /// ```
     public static let typedPayloadKey = "TypedNotifications.payload"
 
-    /// The `userInfo` key under which a typed post that has typed observers carries the package's mark:
-    /// `"TypedNotifications.post"`.
+    /// The `userInfo` key under which a typed post carries the package's mark, where Foundation hands observers a
+    /// copy of `userInfo`: `"TypedNotifications.post"`.
     ///
     /// The package delivers a typed post to its typed observers directly, then posts it to `NotificationCenter` for
-    /// plain observers; the mark tells the package's own Foundation observer that the post was already delivered.
-    /// Its value is opaque. Plain observers can ignore the entry; it is absent from posts that no typed observer
-    /// receives, and from plain posts.
+    /// plain observers, and its own Foundation observer must recognise that post. It does so by the very dictionary
+    /// posted, so plain observers read exactly what ``Notifiable/userInfo(for:)`` wrote. Only where Foundation hands
+    /// observers a copy instead (found out once per process) does a typed post that has typed observers carry this
+    /// entry: a number, a property-list and JSON value, unique to the post. Plain observers can ignore it; a plain
+    /// observer that copies a typed post's `userInfo` to re-post it with another payload should remove it.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -32,8 +34,9 @@ extension Notification {
     /// let center = NotificationCenter()
     /// let token = CounterDidChange.observe(in: center) { _ in }
     /// let plain = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { note in
-    ///     let marked = note.userInfo?[Notification.typedPostKey] != nil   // true: a typed observer was reached
-    ///     print(marked)
+    ///     var userInfo = note.userInfo ?? [:]
+    ///     userInfo[Notification.typedPostKey] = nil  // not part of the payload
+    ///     print(userInfo.count)  // 1
     /// }
     /// CounterDidChange(count: 1).post(in: center)
     /// ```
@@ -128,11 +131,6 @@ extension Notifiable {
 
     /// `[Notification.typedPayloadKey: payload]`, or `nil` when `Payload` is `Void`.
     ///
-    /// The dictionary has room for the one entry (``Foundation/Notification/typedPostKey``) that a typed post adds
-    /// when it has typed observers, so adding it never grows the dictionary. It has eight slots, so that the second
-    /// key rarely lands on the first one's slot: telling the two `AnyHashable` keys apart costs more than the rest of
-    /// the insertion on Linux.
-    ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// let userInfo = CounterDidChange.userInfo(for: CounterDidChange(count: 2))
@@ -141,8 +139,6 @@ extension Notifiable {
     @inlinable
     public static func userInfo(for payload: Payload) -> [AnyHashable: Any]? {
         if Payload.self == Void.self { return nil }
-        var userInfo = [AnyHashable: Any](minimumCapacity: 6)
-        userInfo[Notification.typedPayloadKey] = payload
-        return userInfo
+        return [Notification.typedPayloadKey: payload]
     }
 }

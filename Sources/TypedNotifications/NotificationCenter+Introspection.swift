@@ -31,15 +31,15 @@ public struct TypedObservation: Sendable, Hashable, CustomStringConvertible, Cus
         /// A Combine publisher's subscription.
         case publisher
 
-        init(_ kind: ObservationKind) {
-            switch kind {
-            case .immediate: self = .immediate
-            case .queue: self = .queue
+        /// How an observation with `executor` and `handler` delivers.
+        @usableFromInline
+        init(_ executor: DeliveryTarget.Executor?, _ handler: Handler<some Sendable>) {
+            switch executor {
+            case nil:
+                if case .async = handler { self = .async } else { self = .immediate }
+            case .dispatch, .operation: self = .queue
             case .mainActor: self = .mainActor
             case .actor: self = .actor
-            case .async: self = .async
-            case .sequence: self = .sequence
-            case .publisher: self = .publisher
             }
         }
     }
@@ -113,7 +113,7 @@ extension NotificationCenter {
             register(
                 subject,
                 sender: sender,
-                executor: nil,
+                on: nil,
                 handler: .payload(handler),
                 site: ObservationSite(fileID: file, line: line),
                 kind: .publisher

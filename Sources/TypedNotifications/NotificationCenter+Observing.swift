@@ -47,7 +47,7 @@ extension NotificationCenter {
             register(
                 subject,
                 sender: sender,
-                executor: delivery.executor,
+                on: delivery.executor,
                 handler: .payload(handler),
                 site: ObservationSite(fileID: file, line: line)
             )
@@ -99,7 +99,7 @@ extension NotificationCenter {
             register(
                 subject,
                 sender: sender,
-                executor: delivery.executor,
+                on: delivery.executor,
                 handler: .payloadAndSender { payload, sender in handler(payload, sender as? Event.Sender) },
                 site: ObservationSite(fileID: file, line: line)
             )
@@ -157,7 +157,7 @@ extension NotificationCenter {
                 subject,
                 sender: sender,
                 owner: owner,
-                executor: delivery.executor,
+                on: delivery.executor,
                 handler: handler,
                 site: ObservationSite(fileID: file, line: line)
             )
@@ -173,41 +173,42 @@ extension NotificationCenter {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Result<Event.Payload, any Error>, AnyObject?) -> Void
     ) -> NotificationToken {
-        let subscription = ObserverRegistry.shared.add(subject, in: self) { channel in
-            Subscription<Event>(
-                channel: channel,
-                sender: nil,
-                owner: nil,
-                executor: nil,
-                handler: .everyPost(handler),
-                site: ObservationSite(fileID: file, line: line),
-                kind: nil
-            )
-        }
-        return NotificationToken(subscription)
+        NotificationToken(
+            register(
+                subject, sender: nil, on: nil, handler: .everyPost(handler),
+                site: ObservationSite(fileID: file, line: line))
+        )
     }
 
     /// The one registration path behind every `observe` spelling; inlinable, so that it is specialised for the
     /// observed type in the caller's module.
+    ///
+    /// - Parameters:
+    ///   - executor: The serial target the handler runs on, or `nil` for the posting thread (or, for an `async`
+    ///     handler, a task of its own).
+    ///   - kind: How introspection lists it; by default from `executor` and `handler`.
+    ///   - onEnd: Called when the observation ends without a `cancel()`: its center or owner went.
     @inlinable
     func register<Event: Notifiable>(
         _ subject: Event.Type,
         sender: Event.Sender?,
         owner: AnyObject? = nil,
-        executor: Executor?,
+        on executor: DeliveryTarget.Executor?,
         handler: Handler<Event.Payload>,
         site: ObservationSite,
-        kind: ObservationKind? = nil
+        kind: TypedObservation.Delivery? = nil,
+        onEnd: (@Sendable () -> Void)? = nil
     ) -> Subscription<Event> {
-        ObserverRegistry.shared.add(subject, in: self) { channel in
+        ObserverRegistry.shared.add(subject, in: self, on: executor) { channel, target in
             Subscription<Event>(
                 channel: channel,
                 sender: sender,
                 owner: owner,
-                executor: executor,
+                target: target,
                 handler: handler,
                 site: site,
-                kind: kind
+                kind: kind ?? TypedObservation.Delivery(executor, handler),
+                onEnd: onEnd
             )
         }
     }

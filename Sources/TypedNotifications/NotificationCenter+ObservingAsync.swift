@@ -45,8 +45,8 @@ extension NotificationCenter {
             register(
                 subject,
                 sender: sender,
-                executor: .task,
-                handler: .async { payload, _ in await handler(payload) },
+                on: nil,
+                handler: .async(handler),
                 site: ObservationSite(fileID: file, line: line)
             )
         )

@@ -54,14 +54,12 @@ extension NotificationCenter {
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (Event.Payload) -> Void
     ) -> NotificationToken {
-        let handler: Handler<Event.Payload> = .payload { payload in
-            MainActor.assumeIsolated { handler(payload) }
-        }
+        let handler: Handler<Event.Payload> = .payload(PlatformIsolation.onMainActor(handler))
         return NotificationToken(
             register(
                 subject,
                 sender: sender,
-                executor: .mainActor,
+                on: .mainActor,
                 handler: handler,
                 site: ObservationSite(fileID: file, line: line)
             )
@@ -103,18 +101,17 @@ extension NotificationCenter {
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (Owner, Event.Payload) -> Void
     ) -> OwnerBoundObservation {
-        let handler: Handler<Event.Payload> = .payload { [weak owner] payload in
-            MainActor.assumeIsolated {
-                if let owner { handler(owner, payload) }
-            }
+        // The owner is loaded on the main actor only (see `AnySubscription`).
+        let body: @MainActor @Sendable (Event.Payload) -> Void = { [weak owner] payload in
+            if let owner { handler(owner, payload) }
         }
         return OwnerBoundObservation(
             register(
                 subject,
                 sender: sender,
                 owner: owner,
-                executor: .mainActor,
-                handler: handler,
+                on: .mainActor,
+                handler: .payload(PlatformIsolation.onMainActor(body)),
                 site: ObservationSite(fileID: file, line: line)
             )
         )
@@ -208,7 +205,7 @@ extension NotificationCenter {
             subject,
             sender: sender,
             owner: actor,
-            executor: .actor(WeakActor(actor)),
+            on: .actor(WeakActor(actor)),
             handler: .payload { [weak actor] payload in
                 actor?.assumeIsolated { actor in handler(actor, payload) }
             },

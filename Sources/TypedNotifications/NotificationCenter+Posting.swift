@@ -97,28 +97,19 @@ extension NotificationCenter {
         isolation: (any Actor)?
     ) {
         let route = ObserverRegistry.shared.route(subject, in: self)
-        var reached = 0
-        for subscription in route.snapshot.subscriptions {
-            // Safe: the route holds only the observers of `Event` (see `ObserverRegistry.add`).
-            let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
-            let delivered = subscription.deliver(
-                payload,
-                from: sender,
-                cancellationsSeen: route.snapshot.cancellations,
-                isolation: isolation
-            )
-            if delivered { reached &+= 1 }
-        }
+        route.snapshot.deliver(payload, of: subject, from: sender, isolation: isolation)
         if subject.postsThroughFoundation {
             FoundationBridge.post(
                 name: route.name,
                 sender: sender,
                 userInfo: subject.userInfo(for: payload),
-                skippedBy: route.channel,
+                subject: ObjectIdentifier(subject),
+                observed: !route.snapshot.subscriptions.isEmpty,
                 in: self
             )
         }
         if NotificationDiagnostics.reportsPosts {
+            let reached = route.snapshot.subscriptions.count { $0.accepts(sender) }
             NotificationDiagnostics.reportPost(reached, for: subject, name: route.name, sender: sender, in: self)
         }
     }

@@ -18,7 +18,7 @@ public import Foundation
 /// ```
 public struct NotificationDelivery: Sendable {
     @usableFromInline
-    let executor: Executor?
+    let executor: DeliveryTarget.Executor?
 
     /// Synchronously on the posting thread, before `post` returns.
     ///

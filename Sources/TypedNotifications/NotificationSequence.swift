@@ -90,12 +90,18 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
     init(
         policy: BufferingPolicy,
         dropped: (@Sendable () -> Void)?,
-        register: (_ yield: @escaping @Sendable (Element) -> Void) -> any Observation
+        register: (
+            _ yield: @escaping @Sendable (Element) -> Void,
+            _ finish: @escaping @Sendable () -> Void
+        ) -> any Observation
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: policy.streamPolicy)
-        let observation = register { element in
-            if case .dropped = continuation.yield(element) { dropped?() }
-        }
+        let observation = register(
+            { element in
+                if case .dropped = continuation.yield(element) { dropped?() }
+            },
+            { continuation.finish() }
+        )
         continuation.onTermination = { _ in observation.cancel() }
         lifetime = Lifetime(stream: stream, continuation: continuation, observation: observation)
     }
@@ -211,8 +217,17 @@ extension NotificationCenter {
                 NotificationDiagnostics.report(.dropped, for: subject, name: subject.notificationName, in: self)
             }
         }
-        return NotificationSequence(policy: bufferingPolicy, dropped: dropped) { yield in
-            register(subject, sender: sender, executor: nil, handler: .payload(yield), site: site, kind: .sequence)
+        return NotificationSequence(policy: bufferingPolicy, dropped: dropped) { yield, finish in
+            // `finish` ends the sequence when the center goes (the observation then ends without a `cancel()`).
+            register(
+                subject,
+                sender: sender,
+                on: nil,
+                handler: .payload(yield),
+                site: site,
+                kind: .sequence,
+                onEnd: finish
+            )
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TypedNotifications
+
+@testable import TypedNotifications
 
 /// Typed posts and plain observers on the same name: who runs first, and what a plain observer that posts or observes
 /// from inside a typed post causes.
@@ -161,6 +162,18 @@ import TypedNotifications
         }
     }
 
+    /// A legacy layout of plain values: `userInfo` is `["legacyCount": Int]`, and plain posts decode from it.
+    enum LegacyCount: Notifiable {
+        typealias Payload = Int
+        static func userInfo(for payload: Int) -> [AnyHashable: Any]? { ["legacyCount": payload] }
+        static func payload(from notification: Notification) throws -> Int {
+            guard let count = notification.userInfo?["legacyCount"] as? Int else {
+                throw NotificationDecodingError.missingValue(key: "legacyCount")
+            }
+            return count
+        }
+    }
+
     @Test func typeWhoseDecoderCannotReadItsOwnUserInfoStillReachesItsTypedObservers() {
         let center = NotificationCenter()
         let typed = Recorded<Int>()
@@ -178,19 +191,39 @@ import TypedNotifications
 
     // MARK: - The post mark
 
-    @Test func typedPostsCarryTheMarkOnlyWhenTheyHaveTypedObservers() {
+    /// Plain observers read what ``Notifiable/userInfo(for:)`` wrote, whether typed observers exist or not: a
+    /// plain-values layout stays valid JSON. Where Foundation copies `userInfo` (the simulated-Apple build), a post
+    /// that has typed observers carries one more entry, a number under `Notification.typedPostKey`, which keeps it
+    /// valid JSON.
+    @Test func plainObserversReadTheUserInfoThatUserInfoForWrote() throws {
         let center = NotificationCenter()
-        let marked = Recorded<Bool>()
-        let observer = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { note in
-            marked.append(note.userInfo?[Notification.typedPostKey] != nil)
+        let seen = Recorded<[String: Int]>()
+        let observer = center.addObserver(forName: LegacyCount.notificationName, object: nil, queue: nil) { note in
+            let userInfo = note.userInfo ?? [:]
+            #expect(JSONSerialization.isValidJSONObject(userInfo))
+            var values: [String: Int] = [:]
+            for (key, value) in userInfo {
+                if let key = key.base as? String, let value = value as? Int { values[key] = value }
+            }
+            seen.append(values)
         }
         defer { center.removeObserver(observer) }
-        CounterDidChange(count: 1).post(in: center)
-        let token = center.observe(CounterDidChange.self) { _ in }
-        CounterDidChange(count: 2).post(in: center)
+        LegacyCount.post(1, in: center)
+        let token = center.observe(LegacyCount.self) { _ in }
+        LegacyCount.post(2, in: center)
         token.cancel()
-        CounterDidChange(count: 3).post(in: center)
-        #expect(marked.values == [false, true, false])
+        LegacyCount.post(3, in: center)
+        let values = seen.values
+        try #require(values.count == 3)
+        for (index, userInfo) in values.enumerated() {
+            #expect(userInfo["legacyCount"] == index + 1)
+            let extra = userInfo.keys.filter { $0 != "legacyCount" }
+            if PlatformBridging.foundationCopiesUserInfo && index == 1 {
+                #expect(extra == [Notification.typedPostKey])
+            } else {
+                #expect(extra.isEmpty, "plain observers read exactly what userInfo(for:) wrote")
+            }
+        }
     }
 
     /// A post with no `userInfo` carries no mark; a plain post with no `userInfo` and the same sender, made from inside

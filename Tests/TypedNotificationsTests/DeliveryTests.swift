@@ -81,7 +81,7 @@ import Testing
         // until the whole backlog was delivered, and the unrelated work waited behind it.
         let first = try #require(values.firstIndex(of: -1))
         let second = try #require(values.firstIndex(of: -2))
-        #expect(first == Mailbox<CounterDidChange>.batchLimit)
+        #expect(first == DeliveryTarget.batchLimit)
         #expect(second == first + 1)
         #expect(values.filter { $0 > 0 } == Array(1...backlog))
         withExtendedLifetime(token) {}

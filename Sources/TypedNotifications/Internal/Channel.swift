@@ -34,16 +34,14 @@ class AnyChannel: @unchecked Sendable {
     /// Weak: the bridge's block owns it, so that it goes (and reports) when Foundation lets the block go. (The
     /// registration holds the channel strongly, and nothing holds the channel weakly.)
     weak var bridge: BridgeRegistration?
-    /// Unique among all channels ever made: a typed post's frame names its channel by it (see `FoundationBridge`).
-    let ordinal: UInt64
+    /// Taken before the bridge is registered, so that a post can tell a bridge registered since it began (see
+    /// `FoundationBridge`).
+    let ordinal = FoundationBridge.nextBridgeOrdinal()
     /// How many of the channel's observers have ended so far. A post compares it with the count it saw when it took
     /// its snapshot of observers: while they are equal, no observer in the snapshot has ended, and none needs the
     /// registry's lock to check.
     @usableFromInline
     let cancellations = AtomicWord.make()
-
-    /// The ordinal of the newest channel.
-    private static let newestOrdinal = AtomicWord.make()
 
     init(center: NotificationCenter, name: Notification.Name, subject: ObjectIdentifier, subjectName: String) {
         self.center = center
@@ -51,7 +49,6 @@ class AnyChannel: @unchecked Sendable {
         self.name = name
         self.subject = subject
         self.subjectName = subjectName
-        ordinal = Self.newestOrdinal.add(1)
         FoundationPublication.publish()
     }
 
@@ -75,10 +72,6 @@ class AnyChannel: @unchecked Sendable {
         cancellations.load() != count
     }
 
-    /// Registers the bridge on `center`; called once, before the channel is published to the registry.
-    func makeBridge(on center: NotificationCenter) -> BridgeRegistration {
-        fatalError("subclass responsibility")
-    }
 }
 
 /// The typed half of a channel: it registers and runs the bridge. `@unchecked Sendable` as ``AnyChannel``; it adds
@@ -93,14 +86,14 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
         )
     }
 
-    override func makeBridge(on center: NotificationCenter) -> BridgeRegistration {
+    /// Registers the bridge on `center`; called once, before the channel is published to the registry.
+    func makeBridge(on center: NotificationCenter) -> BridgeRegistration {
         FoundationBridge.addBridgeObserver(for: self, on: center)
     }
 
     /// Delivers a plain (non-typed) post that reached the bridge: decode once, then fan out in registration order.
     func receivePlain(_ notification: Notification) {
         synchronizeWithCreation()
-        if FoundationBridge.isOwnPost(notification, on: self) { return }
         guard Event.postsThroughFoundation else {
             // A typed-only type's typed posts never reach Foundation: this is a plain post, which its typed observers
             // do not see. Debug builds say so.
@@ -111,6 +104,7 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
             #endif
             return
         }
+        if FoundationBridge.isOwnPost(notification, on: self) { return }
         let snapshot = ObserverRegistry.shared.snapshot(of: self)
         guard !snapshot.subscriptions.isEmpty else { return }
         let sender = notification.object.map { $0 as AnyObject }
@@ -118,20 +112,19 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
         do {
             payload = try Event.payload(from: notification)
         } catch {
+            // Another type's typed post under a shared name is no plain post that failed: it is not reported.
+            if FoundationBridge.isTypedPost(notification, on: centerID) { return }
             if let center {
                 NotificationDiagnostics.report(.decodingFailed(error), for: Event.self, name: name, in: center)
             }
             for subscription in snapshot.subscriptions {
-                // Safe: as below.
+                // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
                 unsafeDowncast(subscription, to: Subscription<Event>.self)
                     .reportDecodingFailure(error, from: sender, cancellationsSeen: snapshot.cancellations)
             }
             return
         }
-        for subscription in snapshot.subscriptions {
-            // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
-            unsafeDowncast(subscription, to: Subscription<Event>.self)
-                .deliver(payload, from: sender, cancellationsSeen: snapshot.cancellations, isolation: nil)
-        }
+        // A plain post is never made on an actor that the compiler can name.
+        snapshot.deliver(payload, of: Event.self, from: sender, isolation: nil)
     }
 }

@@ -6,29 +6,33 @@ public import Foundation
 /// - Each ``Channel`` registers one Foundation observer, its *bridge*, that decodes plain posts under the type's name
 ///   once and fans them out to the typed observers.
 /// - A typed post delivers to its typed observers directly, without `userInfo`, then posts to Foundation so that plain
-///   observers see it too, and the channel's bridge must skip that post: its typed observers already have it.
+///   observers see it too, and every bridge of its type on its center must skip that post: the observers that were
+///   registered when it began already have it, and those registered since start with the next post.
 ///
-/// How the bridge recognises the post, the same way on every platform:
-/// - When the post found a channel, its `userInfo` carries a ``PostMark`` under `Notification.typedPostKey`: a
-///   number no other post in the process has. While the post is in Foundation, a *frame* on the posting thread's
-///   stack holds the mark, the channel, and the dictionary it made. Foundation calls observers synchronously on the
-///   posting thread, so the bridge finds the frame, and skips the notification that carries the frame's mark, once.
-///   A post whose `userInfo` is `nil` (a `Void` payload) carries no mark: nothing in it can be copied, so the
-///   notification with no `userInfo` and the same sender is the post (or one that cannot be told apart from it).
-/// - The mark is a value inside the dictionary, so it survives Foundation handing `userInfo` over as another
-///   dictionary: on Apple platforms `userInfo` is bridged to `NSDictionary` and back, and its storage means nothing.
-///   When the bridge is handed the very dictionary the frame holds (same storage, which the frame keeps alive, so no
-///   other dictionary can have it), it needs no search; otherwise it scans the values for the mark (not a lookup by
-///   key: a lookup that finds its key compares `AnyHashable` keys, about 150 ns each on Linux). The shortcut changes
-///   the cost, never the outcome.
-/// - A frame is consumed once, so a plain observer that re-posts under the same name from inside delivery is still
-///   delivered: a new `userInfo` carries no mark of an active frame, and a verbatim re-post of the same `userInfo` is
-///   delivered once too (in place of the post it cannot be told apart from). A notification that reaches the bridge
-///   on a thread with no frame for it (a re-post from another thread, or after the post returned) is a new post.
+/// How a bridge recognises the post, in one paragraph: while the package is inside `post(name:object:userInfo:)`, a
+/// *record* of the post sits on the posting thread (a frame on its stack, found through a thread-local pointer): the
+/// post's type and center, its sender, the very dictionary it hands Foundation (which the record keeps alive, so that
+/// no other dictionary can have its storage meanwhile), and the newest bridge registered when it began. Foundation
+/// calls observers synchronously on the posting thread, so a bridge that receives a notification looks for a record
+/// of its own type and center, from the same sender, with the same `userInfo` storage (or, for a post without
+/// `userInfo`, none either). A bridge registered before the post began (so Foundation calls it for the post) skips
+/// the first such notification it receives, once; a bridge registered since (a plain observer observed during the
+/// post) is never called for the post, so whatever it receives is a re-post, and is delivered. Nothing a plain
+/// observer does can look like the post: a relay with another sender, another center or a new dictionary (a
+/// transformer copies the dictionary before it changes it) is a new post, delivered to the typed observers it is for;
+/// only a verbatim re-post (same sender, same dictionary) cannot be told apart, and is delivered once, in place of
+/// the original or after it. Since the record names the type and center, not one channel, a channel made during the
+/// post (a handler that cancels the last observation and observes again) skips the post too. This is exact where
+/// Foundation hands observers the posted dictionary itself: Swift's Foundation does, and Apple's bridging adopts the
+/// native storage of a Swift dictionary on the way back; it assumes, as Swift's Foundation does, that an observer
+/// added while a post is delivered is not called for it (see the Guarantees article).
 ///
-/// A typed post that found no channel needs no mark: a bridge registered while it is delivering is not in the
-/// snapshot of observers that Foundation took for it. (Swift's Foundation takes that snapshot on every platform it
-/// is open source on; Apple's is closed source, and the Guarantees article says what depends on it.)
+/// Where Foundation hands observers a copy instead (the build that simulates Apple platforms makes one, standing for a
+/// Foundation that rebuilds the dictionary), the storage proves nothing. ``PlatformBridging/foundationCopiesUserInfo``
+/// finds out once per process, and then the `userInfo` of a typed post that has typed observers carries one more entry,
+/// a number unique to the post under `Notification.typedPostKey` (a property-list and JSON value), which the record
+/// remembers and the bridge compares instead. There, a plain observer that copies the `userInfo` with that entry, changes the payload and
+/// re-posts it from the same sender cannot be told from a verbatim re-post.
 ///
 /// Every call into Foundation goes through here, and none is made while the package holds a lock (checked in debug
 /// builds by ``LockDiscipline``).
@@ -59,100 +63,139 @@ enum FoundationBridge {
         if let token = bridge.token { center.removeObserver(token) }
     }
 
-    /// Posts a typed notification to Foundation for plain observers; with a `channel` (an ``AnyChannel/ordinal``), its
-    /// bridge skips this post.
+    /// Posts a typed notification to Foundation for plain observers, with a record that lets the bridges of `subject`
+    /// on `center` skip it.
+    ///
+    /// - Parameter observed: Whether the post found typed observers: only then, and only where Foundation copies
+    ///   `userInfo`, does it carry a mark (without typed observers there is no bridge that Foundation calls for it).
     @usableFromInline
     static func post(
         name: Notification.Name,
         sender: AnyObject?,
         userInfo: consuming [AnyHashable: Any]?,
-        skippedBy channel: UInt64?,
+        subject: ObjectIdentifier,
+        observed: Bool,
         in center: NotificationCenter
     ) {
         LockDiscipline.assertNoLockHeld("posts")
-        guard let channel else {
-            center.post(name: name, object: sender, userInfo: PlatformBridging.postable(userInfo))
-            return
-        }
-        var frame = Frame(channel: channel, sender: sender, previous: tn_post_frame())
-        if var marked = consume userInfo {
-            // Consumed, so the dictionary `userInfo(for:)` made is still unique here and gains the mark in place.
-            let mark = PostMark(thread: tn_thread_number(), post: tn_next_post_number())
-            marked[Notification.typedPostKey] = mark
-            // The frame holds the dictionary made here; what Foundation hands observers may be another (on Apple
-            // platforms, and in the build that simulates them), and then the bridge scans it for the mark.
-            frame.mark = mark
-            frame.userInfo = marked
-        }
-        withUnsafeMutablePointer(to: &frame) { frame in
-            tn_set_post_frame(frame)
-            center.post(name: name, object: sender, userInfo: PlatformBridging.postable(frame.pointee.userInfo))
-            tn_set_post_frame(frame.pointee.previous)
-        }
-    }
-
-    /// Whether `notification` is the typed post in progress on this thread whose typed observers on `channel` were
-    /// already reached directly; true once per post.
-    static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
-        guard var frame = tn_post_frame()?.assumingMemoryBound(to: Frame.self) else { return false }
-        if let userInfo = notification.userInfo {
-            if !sameStorage(frame.pointee.userInfo, userInfo) {
-                guard let mark = findMark(in: userInfo) else { return false }
-                // Usually the innermost frame; an outer one when the notification is re-posted from a nested post.
-                while frame.pointee.mark != mark {
-                    guard let previous = frame.pointee.previous else { return false }
-                    frame = previous.assumingMemoryBound(to: Frame.self)
-                }
+        var record = PostRecord(
+            subject: subject,
+            center: ObjectIdentifier(center),
+            sender: sender,
+            newestBridge: newestBridge.load(),
+            previous: tn_post_frame()
+        )
+        if var userInfo = consume userInfo {
+            if observed, PlatformBridging.foundationCopiesUserInfo {
+                let mark = Int(truncatingIfNeeded: nextMark.add(1))
+                userInfo[Notification.typedPostKey] = mark
+                record.mark = mark
             }
-        } else {
-            let object = notification.object.map { $0 as AnyObject }
-            guard frame.pointee.userInfo == nil, object === frame.pointee.sender else { return false }
+            record.userInfo = PlatformBridging.postable(userInfo)
         }
-        guard frame.pointee.channel == channel.ordinal, !frame.pointee.consumed else { return false }
-        frame.pointee.consumed = true
-        return true
+        withUnsafeMutablePointer(to: &record) { record in
+            tn_set_post_frame(record)
+            center.post(name: name, object: sender, userInfo: record.pointee.userInfo)
+            tn_set_post_frame(record.pointee.previous)
+        }
     }
 
-    /// The mark among `userInfo`'s values. Searched by type, not looked up by key (see above); on Apple platforms the
-    /// value may come back boxed by the Objective-C bridge, which `as?` unboxes.
-    private static func findMark(in userInfo: [AnyHashable: Any]) -> PostMark? {
-        for value in userInfo.values {
-            if let mark = value as? PostMark { return mark }
-        }
-        return nil
+    /// The last mark given to a post, where Foundation copies `userInfo`.
+    private static let nextMark = AtomicWord.make()
+    /// The ordinal of the newest channel, whose bridge is registered next.
+    private static let newestBridge = AtomicWord.make()
+
+    /// An ordinal for a new channel, taken before its bridge is registered: a post whose record saw a smaller newest
+    /// ordinal began before the bridge existed.
+    static func nextBridgeOrdinal() -> UInt64 {
+        newestBridge.add(1)
     }
 
-    /// Whether `rhs` is the very same dictionary storage as `lhs`, by their bit pattern.
-    private static func sameStorage(_ lhs: [AnyHashable: Any]?, _ rhs: [AnyHashable: Any]) -> Bool {
-        guard let lhs else { return false }
-        return withUnsafeBytes(of: lhs) { left in
-            withUnsafeBytes(of: rhs) { right in left.elementsEqual(right) }
+    /// Whether `notification` is the typed post in progress on this thread that `channel`'s bridge must skip: the
+    /// post itself, the first time that bridge receives it (see above).
+    static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
+        var next = tn_post_frame()
+        while let raw = next {
+            let record = raw.assumingMemoryBound(to: PostRecord.self)
+            next = record.pointee.previous
+            guard record.pointee.subject == channel.subject, record.pointee.center == channel.centerID,
+                record.pointee.isPost(of: notification)
+            else { continue }
+            // Registered since the post began: Foundation never calls it for the post, so this is a re-post.
+            if channel.ordinal > record.pointee.newestBridge { return false }
+            if record.pointee.consume(by: channel) { return true }
         }
+        return false
+    }
+
+    /// Whether `notification` is a typed post in progress on this thread on the center `centerID`, of any type; for
+    /// telling another type's typed post under a shared name from a plain post that fails to decode.
+    static func isTypedPost(_ notification: Notification, on centerID: ObjectIdentifier) -> Bool {
+        var next = tn_post_frame()
+        while let raw = next {
+            let record = raw.assumingMemoryBound(to: PostRecord.self)
+            if record.pointee.center == centerID, record.pointee.isPost(of: notification) { return true }
+            next = record.pointee.previous
+        }
+        return false
     }
 
     /// One typed post in Foundation, on the posting thread's stack; `tn_post_frame()` points at the innermost, and
     /// only that thread reads or writes it.
-    private struct Frame {
-        /// The ordinal of the channel whose typed observers the post reached directly.
-        let channel: UInt64
+    private struct PostRecord {
+        let subject: ObjectIdentifier
+        let center: ObjectIdentifier
         let sender: AnyObject?
+        /// The newest channel's ordinal when the post began: bridges up to it were registered before.
+        let newestBridge: UInt64
         let previous: UnsafeMutableRawPointer?
-        /// `nil` when the post has no `userInfo`.
-        var mark: PostMark?
-        /// Kept alive by the frame, so no other dictionary can have its storage while the frame is active.
+        /// The dictionary handed to Foundation; kept alive by the record, so no other dictionary can have its storage
+        /// while the record is active. `nil` when the post has no `userInfo`.
         var userInfo: [AnyHashable: Any]?
-        var consumed = false
+        /// The number under `Notification.typedPostKey`, where Foundation copies `userInfo`.
+        var mark: Int?
+        /// The channels whose bridges have skipped the post: usually one, more when handlers replaced the channel
+        /// during the post.
+        var firstConsumer: ObjectIdentifier?
+        var otherConsumers: [ObjectIdentifier] = []
+
+        /// Marks the post skipped by `channel`'s bridge; `false` if that bridge already skipped it.
+        mutating func consume(by channel: AnyChannel) -> Bool {
+            let id = ObjectIdentifier(channel)
+            guard let firstConsumer else {
+                firstConsumer = id
+                return true
+            }
+            guard firstConsumer != id, !otherConsumers.contains(id) else { return false }
+            otherConsumers.append(id)
+            return true
+        }
+
+        func isPost(of notification: Notification) -> Bool {
+            guard (notification.object as AnyObject?) === sender else { return false }
+            switch (userInfo, notification.userInfo) {
+            case (nil, nil):
+                return true
+            case (let posted?, let received?):
+                if let mark { return received[Notification.typedPostKey] as? Int == mark }
+                return StorageIdentity.same(posted, received)
+            default:
+                return false
+            }
+        }
     }
 }
 
-/// The mark of one typed post in its `userInfo`, under `Notification.typedPostKey`: unique in the process, because it
-/// pairs a number given to the posting thread (never reused) with the count of that thread's posts.
+/// Whether two dictionaries share their storage: the very dictionary, not an equal one.
 ///
-/// A small value, so storing it in `userInfo` allocates nothing on Linux; on Apple platforms the Objective-C bridge
-/// boxes it, as it does any Swift struct.
-struct PostMark: Hashable, Sendable {
-    let thread: UInt64
-    let post: UInt64
+/// A `Dictionary` is one reference to its storage, so equal bit patterns mean the same storage. The storage compared
+/// against is kept alive by its `PostRecord`, so no other dictionary can be given its address meanwhile.
+enum StorageIdentity {
+    static func same(_ lhs: [AnyHashable: Any], _ rhs: [AnyHashable: Any]) -> Bool {
+        withUnsafeBytes(of: lhs) { left in
+            withUnsafeBytes(of: rhs) { right in left.elementsEqual(right) }
+        }
+    }
 }
 
 /// One channel's Foundation observer: what removes it, and what notices when Foundation lets it go.

@@ -30,6 +30,29 @@ final class ObserverRegistry: Sendable {
     private struct State {
         /// Keyed by the `Notifiable` type's `ObjectIdentifier`; the same records as ``TypeDirectory``'s.
         var types: [ObjectIdentifier: TypeRecord] = [:]
+        /// The delivery target of each center and executor that live observations use, with how many use it; a
+        /// target goes when its last observation does. Found by identity (see ``DeliveryTarget/serves(_:)``).
+        var targets: [DeliveryTarget.Key: (target: DeliveryTarget, users: Int)] = [:]
+
+        /// The shared target for `executor` on the center `centerID`, counted as used by one more observation.
+        mutating func useTarget(_ executor: DeliveryTarget.Executor?, on centerID: ObjectIdentifier) -> DeliveryTarget?
+        {
+            guard let executor else { return nil }
+            let target = DeliveryTarget(executor, center: centerID)
+            if let (existing, users) = targets[target.key], existing.serves(executor) {
+                targets[target.key] = (existing, users + 1)
+                return existing
+            }
+            // New, or the entry of a dead actor whose address this one took: that entry's observers no longer run.
+            targets[target.key] = (target, 1)
+            return target
+        }
+
+        /// Counts one observation of `target` less, dropping the entry with the last.
+        mutating func releaseTarget(_ target: DeliveryTarget?) {
+            guard let target, let (existing, users) = targets[target.key], existing === target else { return }
+            targets[target.key] = users > 1 ? (existing, users - 1) : nil
+        }
     }
 
     /// A channel's observers at one moment, with the channel's ``AnyChannel/cancellations`` at that moment.
@@ -49,17 +72,13 @@ final class ObserverRegistry: Sendable {
     struct Route {
         @usableFromInline
         let name: Notification.Name
-        /// The ``AnyChannel/ordinal`` of the channel, `nil` when nobody observes the type on the center: all the
-        /// frame needs, and no retain of the channel.
-        @usableFromInline
-        let channel: UInt64?
         @usableFromInline
         let snapshot: Snapshot
     }
 
     /// What a registration that may have ended observers leaves to do once the lock is released.
     private struct Cleanup {
-        /// Observers removed under the lock, released after it.
+        /// Observers removed under the lock because their center went, released after it and told so.
         var ended: [AnySubscription] = []
         /// The Foundation observer of a channel dropped under the lock, and the channel, removed after it.
         var bridge: (BridgeRegistration, AnyChannel)?
@@ -70,7 +89,7 @@ final class ObserverRegistry: Sendable {
             if let (bridge, channel) = bridge, let center = channel.center {
                 FoundationBridge.removeBridgeObserver(bridge, from: center)
             }
-            withExtendedLifetime(ended) {}
+            for subscription in ended { subscription.didEnd() }
         }
     }
 
@@ -85,12 +104,12 @@ final class ObserverRegistry: Sendable {
             return route(subject, in: center)
         }
         // Without the lock while the type has no channel on any center: most posts nobody observes typed.
-        if record.channelCount.load() == 0 { return Route(name: record.name, channel: nil, snapshot: .empty) }
+        if record.channelCount.load() == 0 { return Route(name: record.name, snapshot: .empty) }
         return state.withLock { _ in
             guard let channel = record.channel(in: center) else {
-                return Route(name: record.name, channel: nil, snapshot: .empty)
+                return Route(name: record.name, snapshot: .empty)
             }
-            return Route(name: record.name, channel: channel.ordinal, snapshot: Self.snapshot(of: channel))
+            return Route(name: record.name, snapshot: Self.snapshot(of: channel))
         }
     }
 
@@ -113,7 +132,10 @@ final class ObserverRegistry: Sendable {
 
     /// Only under the lock, so that the count matches the observers.
     private static func snapshot(of channel: AnyChannel) -> Snapshot {
-        Snapshot(subscriptions: channel.subscriptions, cancellations: channel.cancellations.loadRelaxed())
+        Snapshot(
+            subscriptions: channel.subscriptions,
+            cancellations: channel.cancellations.loadRelaxed()
+        )
     }
 
     /// Whether `subscription` has ended; for posts that saw its channel's cancellation count change.
@@ -133,7 +155,8 @@ final class ObserverRegistry: Sendable {
     func add<Event: Notifiable>(
         _ subject: Event.Type,
         in center: NotificationCenter,
-        makeSubscription: (AnyChannel) -> Subscription<Event>
+        on executor: DeliveryTarget.Executor?,
+        makeSubscription: (AnyChannel, DeliveryTarget?) -> Subscription<Event>
     ) -> Subscription<Event> {
         let typeID = ObjectIdentifier(subject)
         // Non-generic, so that nothing here needs a generic type's metadata at run time.
@@ -152,19 +175,18 @@ final class ObserverRegistry: Sendable {
                 } else {
                     return .needsChannel(entry.name)
                 }
-                // Observers whose owner is gone are dropped here too, so they never pile up.
-                Self.sweepEndedOwners(of: channel, into: &cleanup)
-                let subscription = makeSubscription(channel)
+                let subscription = makeSubscription(channel, state.useTarget(executor, on: channel.centerID))
                 channel.subscriptions.append(subscription)
                 if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
-                return .added(subscription)
+                return .added(subscription, sweeps: channel.ownerBoundCount > 0)
             }
             if let unused = spare, case .added = outcome, let bridge = unused.bridge {
                 cleanup.bridge = (bridge, unused)
             }
             cleanup.run()
             switch outcome {
-            case .added(let subscription):
+            case .added(let subscription, let sweeps):
+                if sweeps { sweepEndedOwners(of: subscription.channel) }
                 // Safe: `makeSubscription` made it.
                 return unsafeDowncast(subscription, to: Subscription<Event>.self)
             case .needsName:
@@ -179,7 +201,7 @@ final class ObserverRegistry: Sendable {
     }
 
     private enum AddOutcome {
-        case added(AnySubscription)
+        case added(AnySubscription, sweeps: Bool)
         case needsName
         case needsChannel(Notification.Name)
     }
@@ -198,7 +220,7 @@ final class ObserverRegistry: Sendable {
                 channel.subscriptions.remove(at: index)
                 if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
             }
-            Self.sweepEndedOwners(of: channel, into: &cleanup)
+            state.releaseTarget(subscription.target)
             Self.dropIfEmpty(channel, from: &state, into: &cleanup)
             return true
         }
@@ -212,21 +234,18 @@ final class ObserverRegistry: Sendable {
         subscription.channel.cancellations.add(1)
     }
 
-    /// Removes owner-bound observers whose owner is gone; free when the channel has no owner-bound observers.
-    private static func sweepEndedOwners(of channel: AnyChannel, into cleanup: inout Cleanup) {
-        guard channel.ownerBoundCount > 0, channel.subscriptions.contains(where: { !$0.isAlive }) else { return }
-        // One pass, so that an owner dying meanwhile cannot make an observer both kept and dropped.
-        var kept: [AnySubscription] = []
-        for subscription in channel.subscriptions {
-            if subscription.isAlive {
-                kept.append(subscription)
-            } else {
-                end(subscription)
-                cleanup.ended.append(subscription)
-            }
+    /// Ends the owner-bound observations of `channel` whose owner is gone.
+    ///
+    /// The owners are loaded outside the lock: loading one makes a strong reference, and if its other holders let go
+    /// meanwhile, its `deinit` runs here, where it may cancel a token of its own. Owners of main-actor observers are
+    /// loaded only on the main actor (see ``AnySubscription``); elsewhere they wait for the main actor's next delivery.
+    func sweepEndedOwners(of channel: AnyChannel, onMainActor: Bool = PlatformIsolation.isMainActor(nil)) {
+        let candidates = state.withLock { _ in
+            channel.subscriptions.filter { $0.isOwnerBound && (onMainActor || $0.ownerLoadsAnywhere) }
         }
-        channel.subscriptions = kept
-        channel.ownerBoundCount = kept.count { $0.isOwnerBound }
+        for subscription in candidates where !subscription.ownerIsAlive() {
+            subscription.cancel()
+        }
     }
 
     private static func dropIfEmpty(_ channel: AnyChannel, from state: inout State, into cleanup: inout Cleanup) {
@@ -241,7 +260,10 @@ final class ObserverRegistry: Sendable {
         var cleanup = Cleanup()
         state.withLock { state in
             guard state.types[channel.subject]?.remove(channel) == true else { return }
-            for subscription in channel.subscriptions { Self.end(subscription) }
+            for subscription in channel.subscriptions {
+                Self.end(subscription)
+                state.releaseTarget(subscription.target)
+            }
             cleanup.ended = channel.subscriptions
             channel.subscriptions = []
             channel.ownerBoundCount = 0
@@ -258,18 +280,18 @@ final class ObserverRegistry: Sendable {
         state.withLock { state in state.types[ObjectIdentifier(subject)]?.channels.count ?? 0 }
     }
 
-    /// The live typed observations on `center`, grouped by type (sorted by name), each type's in registration order.
+    /// The live typed observations on `center`, grouped by type (sorted by name), each type's in registration order,
+    /// after ending those whose owner is gone (see ``sweepEndedOwners(of:onMainActor:)``).
     func observations(in center: NotificationCenter) -> [TypedObservation] {
-        let id = ObjectIdentifier(center)
-        return state.withLock { state in
-            let channels = state.types.values.compactMap { entry in entry.channels.first { $0.centerID == id } }
-            return channels.sorted { $0.subjectName < $1.subjectName }.flatMap { channel in
-                channel.subscriptions.filter { !$0.isCancelled && $0.isAlive }.map { subscription in
+        let channels = sweepChannels(of: center)
+        return state.withLock { _ in
+            channels.sorted { $0.subjectName < $1.subjectName }.flatMap { channel in
+                channel.subscriptions.filter { !$0.isCancelled }.map { subscription in
                     TypedObservation(
                         typeName: channel.subjectName,
                         name: channel.name,
-                        delivery: TypedObservation.Delivery(subscription.kind),
-                        filtersBySender: subscription.filtersBySender,
+                        delivery: subscription.kind,
+                        filtersBySender: subscription.senderID != nil,
                         isOwnerBound: subscription.isOwnerBound,
                         fileID: subscription.site.fileID,
                         line: Int(subscription.site.line)
@@ -279,22 +301,56 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    /// Live typed observers and Foundation observers the package holds for `center`, after dropping observations
-    /// whose owner is gone.
+    /// Live typed observers and Foundation observers the package holds for `center`, after ending observations whose
+    /// owner is gone.
     func registrationCounts(in center: NotificationCenter) -> (observers: Int, foundationObservers: Int) {
-        var cleanups: [Cleanup] = []
-        let counts = state.withLock { state in
-            let channels = state.types.values.compactMap { $0.channel(in: center) }
-            for channel in channels {
-                var cleanup = Cleanup()
-                Self.sweepEndedOwners(of: channel, into: &cleanup)
-                Self.dropIfEmpty(channel, from: &state, into: &cleanup)
-                cleanups.append(cleanup)
-            }
+        let channels = sweepChannels(of: center)
+        return state.withLock { _ in
             let live = channels.filter { !$0.subscriptions.isEmpty }
             return (live.reduce(0) { $0 + $1.subscriptions.count }, live.count)
         }
-        for cleanup in cleanups { cleanup.run() }
-        return counts
+    }
+
+    /// The channels of `center`, each swept of observations whose owner is gone.
+    private func sweepChannels(of center: NotificationCenter) -> [AnyChannel] {
+        let channels = state.withLock { state in state.types.values.compactMap { $0.channel(in: center) } }
+        for channel in channels { sweepEndedOwners(of: channel) }
+        return channels
+    }
+}
+
+extension ObserverRegistry.Snapshot {
+    /// Delivers one post, typed or plain, to these observers: those on a target through it (see ``DeliveryTarget``),
+    /// the others on this thread, in registration order; those of the actor the post is made on run during it, at
+    /// their place in that order.
+    ///
+    /// Inlinable, so that it is specialised for the posted type in the caller's module.
+    @inlinable
+    func deliver<Event: Notifiable>(
+        _ payload: Event.Payload,
+        of subject: Event.Type,
+        from sender: AnyObject?,
+        isolation: (any Actor)?
+    ) {
+        // The targets reached so far, and those of them whose observers run during this post.
+        var dispatched: [DeliveryTarget] = []
+        var runningNow: [DeliveryTarget] = []
+        for subscription in subscriptions {
+            // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
+            let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
+            guard let target = subscription.target else {
+                subscription.deliver(payload, from: sender, cancellationsSeen: cancellations)
+                continue
+            }
+            if !dispatched.contains(where: { $0 === target }) {
+                dispatched.append(target)
+                if target.dispatch(payload, to: subscriptions, from: sender, isolation: isolation) {
+                    runningNow.append(target)
+                }
+            }
+            if runningNow.contains(where: { $0 === target }) {
+                subscription.runOnTarget(payload, from: sender, cancellationsSeen: cancellations)
+            }
+        }
     }
 }

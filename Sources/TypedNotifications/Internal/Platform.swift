@@ -198,6 +198,53 @@ enum PlatformIsolation {
         if let isolation { return isolation === MainActor.shared }
         return mainThreadIsMainActor && Thread.isMainThread
     }
+
+    /// `handler` as a closure the package calls only where it runs on the main actor: during a post that
+    /// ``isMainActor(_:)`` says is on it, or from a job on the main actor.
+    ///
+    /// On Apple platforms it is called without `MainActor.assumeIsolated`: before Swift 6's runtime (iOS 15-17,
+    /// macOS 12-14), that check can trap on the main thread when the code there is not a main-actor job (a GCD block,
+    /// a UIKit callback that the compiler does not know to be isolated), although the main thread *is* the main actor
+    /// there. The package's own rule is what makes the call safe. Elsewhere the runtime's check stays: the main
+    /// thread proves nothing there.
+    @usableFromInline
+    static func onMainActor<Payload: Sendable>(
+        _ handler: @escaping @MainActor @Sendable (Payload) -> Void
+    ) -> @Sendable (Payload) -> Void {
+        #if canImport(Darwin)
+        // Safe: a `@MainActor` closure has the layout of a plain one; only where it may be called differs, and the
+        // package calls it only on the main actor, as above.
+        unsafeBitCast(handler, to: (@Sendable (Payload) -> Void).self)
+        #else
+        { payload in MainActor.assumeIsolated { handler(payload) } }
+        #endif
+    }
+}
+
+// MARK: - userInfo on its way to observers (probed)
+
+extension PlatformBridging {
+    /// Whether observers of a post receive a copy of its `userInfo` rather than the dictionary posted: found out once
+    /// per process, by posting a dictionary on a center of the package's own and comparing what its observer gets.
+    ///
+    /// Swift's Foundation hands the dictionary over as it is; so does Apple's, whose bridging adopts the native storage
+    /// of a Swift dictionary on the way back. The build that simulates Apple platforms copies it (see ``postable(_:)``),
+    /// standing for a Foundation that rebuilds it. See `FoundationBridge` for what depends on it.
+    static let foundationCopiesUserInfo: Bool = {
+        let center = NotificationCenter()
+        let name = Notification.Name("TypedNotifications.probe")
+        // `nonisolated(unsafe)` is safe: the observer reads it only during the synchronous `post` below, on this
+        // thread, and nothing writes it.
+        nonisolated(unsafe) let posted: [AnyHashable: Any] = [Notification.typedPayloadKey: 0]
+        let sameStorage = Locked<Bool?>(nil)
+        let observer = center.addObserver(forName: name, object: nil, queue: nil) { notification in
+            let same = notification.userInfo.map { StorageIdentity.same(posted, $0) } ?? false
+            sameStorage.withLock { $0 = same }
+        }
+        center.post(name: name, object: nil, userInfo: postable(posted))
+        center.removeObserver(observer)
+        return sameStorage.withLock { $0 } != true
+    }()
 }
 
 // MARK: - Lock discipline

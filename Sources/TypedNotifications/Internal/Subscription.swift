@@ -10,14 +10,18 @@ protocol Observation: AnyObject, Sendable {
     func isObserving(_ center: NotificationCenter) -> Bool
 }
 
-/// The type-independent part of one observer: its filters, its lifetime, and its place in a ``Channel``.
+/// The type-independent part of one observer: its filters, its lifetime, its target, and its place in a ``Channel``.
 ///
 /// The registry's bookkeeping (adding, removing, sweeping, counting) works on this non-generic class only, so it runs
-/// as concrete code; only
-/// ``Subscription/deliver(_:from:cancellationsSeen:isolation:)`` is generic.
+/// as concrete code; only delivering a payload is generic.
 ///
-/// `@unchecked Sendable` (and the two weak references exempt from the runtime's exclusivity checks, which cost more than
-/// the rest of `init`) because of the two weak references, whose types need not be `Sendable`: the sender is only
+/// Weak references are never loaded under a lock of the package: loading one makes a strong reference, and if the
+/// other holders let go meanwhile, the object's `deinit` would run under the lock. The sender filter is compared by
+/// identity first (``senderID``) and loaded only when the post's own sender, which the posting caller holds, has that
+/// identity. The owner is loaded by ``ownerIsAlive()`` only, outside locks; for an observer on the main actor, only on
+/// the main actor, so that the package never becomes the last holder of a main-actor object on another thread.
+///
+/// `@unchecked Sendable` because of the two weak references, whose types need not be `Sendable`: the sender is only
 /// ever compared by identity, never used, and the owner is `Sendable` where the public API accepts it (it is stored
 /// as `AnyObject` only to be tested for `nil`). Everything else is immutable after `init` except `isCancelled`,
 /// which is read and written only under `ObserverRegistry`'s lock, and the Swift runtime reads and clears weak
@@ -26,39 +30,66 @@ protocol Observation: AnyObject, Sendable {
 class AnySubscription: Observation, @unchecked Sendable {
     @usableFromInline
     let channel: AnyChannel
-    /// Only payloads posted by this object (compared by identity) are delivered. Being weak, a freed sender can
-    /// never match again, even when a new object reuses its address. Set once, in `init`.
+    /// The identity of the sender filter, compared with a post's sender before the weak reference is loaded.
     @usableFromInline
-    @exclusivity(unchecked) weak var sender: AnyObject?
+    let senderID: ObjectIdentifier?
+    /// Only payloads posted by this object are delivered. Being weak, a freed sender can never match again, even when
+    /// a new object reuses its address. Set once, in `init`.
+    @usableFromInline
+    weak var sender: AnyObject?
     /// For owner-bound observations: once the owner is gone, the observation ends. Set once, in `init`.
-    @usableFromInline
-    @exclusivity(unchecked) weak var owner: AnyObject?
+    weak var owner: AnyObject?
     /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
     let site: ObservationSite
-    // The one-byte fields follow one another, so that they share a word.
-    @usableFromInline
-    let filtersBySender: Bool
     @usableFromInline
     let isOwnerBound: Bool
-    /// Set once, when the observation ends (cancelled, or swept after its owner died). Guarded by the registry's
-    /// lock; a post reads it only when its channel's ``AnyChannel/cancellations`` says an observer has ended.
-    @exclusivity(unchecked) var isCancelled = false
-    let kind: ObservationKind
+    /// Whether the handler takes the sender, so that a queued delivery keeps it.
+    let takesSender: Bool
+    /// The serial target the handler runs on (a queue, the main actor, an actor), or `nil` for an observer called
+    /// on the posting thread or by a task of its own.
+    @usableFromInline
+    let target: DeliveryTarget?
+    /// Set once, when the observation ends (cancelled, swept after its owner died, or its center gone). Guarded by
+    /// the registry's lock; a post reads it only when its channel's ``AnyChannel/cancellations`` says an observer has
+    /// ended.
+    var isCancelled = false
+    let kind: TypedObservation.Delivery
 
     @usableFromInline
-    init(channel: AnyChannel, sender: AnyObject?, owner: AnyObject?, site: ObservationSite, kind: ObservationKind) {
+    init(
+        channel: AnyChannel,
+        sender: AnyObject?,
+        owner: AnyObject?,
+        target: DeliveryTarget?,
+        takesSender: Bool,
+        site: ObservationSite,
+        kind: TypedObservation.Delivery
+    ) {
         self.channel = channel
+        self.takesSender = takesSender
         self.site = site
         self.kind = kind
         self.sender = sender
-        self.filtersBySender = sender != nil
+        self.senderID = sender.map(ObjectIdentifier.init)
         self.owner = owner
         self.isOwnerBound = owner != nil
+        self.target = target
     }
 
-    /// `false` once the owner of an owner-bound observation has been deallocated.
-    @inlinable
-    final var isAlive: Bool { !isOwnerBound || owner != nil }
+    /// Whether the owner may be loaded on any thread: not for observers on the main actor (see above).
+    final var ownerLoadsAnywhere: Bool { target?.isMainActor != true }
+
+    /// `false` once the owner of an owner-bound observation has been deallocated. Loads the owner: call only outside
+    /// the package's locks, and for an observer on the main actor only on the main actor.
+    @usableFromInline
+    final func ownerIsAlive() -> Bool {
+        guard isOwnerBound else { return true }
+        let owner = self.owner
+        #if DEBUG
+        if let owner { TestHooks.didLoadOwner(owner) }
+        #endif
+        return owner != nil
+    }
 
     @usableFromInline
     final func cancel() {
@@ -78,35 +109,25 @@ class AnySubscription: Observation, @unchecked Sendable {
         channel.isOn(center)
     }
 
-    /// Whether a post from `postSender` is for this observer.
+    /// Whether a post from `postSender` is for this observer. The filter's weak reference is loaded only when
+    /// `postSender`, which the caller holds, has its identity: then it is that object, or `nil` if the filter's
+    /// object died and `postSender` took its address.
     @inlinable
     final func accepts(_ postSender: AnyObject?) -> Bool {
-        guard filtersBySender else { return true }
-        guard let postSender, let sender else { return false }
-        return postSender === sender
+        guard let senderID else { return true }
+        guard let postSender, ObjectIdentifier(postSender) == senderID else { return false }
+        return sender === postSender
     }
+
+    /// Runs a delivery that waited for this observer's target, if the observation is still active; on the target.
+    func runQueued(_ payload: Any, sender: AnyObject?) {}
 
     /// Drops deliveries still queued for an asynchronous observer.
     func discardPending() {}
-}
 
-/// One delivery waiting in a ``Mailbox``: the payload, and the sender for handlers that take it.
-///
-/// `@unchecked Sendable` because the sender need not be `Sendable`. It is only kept for a handler that asked for it
-/// (otherwise `nil`), and handed to that handler on its queue or actor, as Foundation hands `object` to an observer
-/// registered with a queue; the package itself only compares it by identity.
-@usableFromInline
-struct Delivery<Payload: Sendable>: @unchecked Sendable {
-    @usableFromInline
-    let payload: Payload
-    @usableFromInline
-    let sender: AnyObject?
-
-    @usableFromInline
-    init(_ payload: Payload, sender: AnyObject?) {
-        self.payload = payload
-        self.sender = sender
-    }
+    /// Called once the registry ended the observation without a `cancel()` (its center or owner is gone), outside
+    /// its lock; a sequence finishes here.
+    func didEnd() {}
 }
 
 /// A typed observer's handler, in the shape its observing API took it.
@@ -116,53 +137,36 @@ enum Handler<Payload: Sendable>: Sendable {
     case payload(@Sendable (Payload) -> Void)
     /// Takes the payload and whoever posted it.
     case payloadAndSender(@Sendable (Payload, AnyObject?) -> Void)
-    /// An `async` handler, run by a task, one delivery at a time.
-    case async(@Sendable (Payload, AnyObject?) async -> Void)
+    /// An `async` handler, run by a task, one delivery at a time. It never receives the sender, so none is kept.
+    case async(@Sendable (Payload) async -> Void)
     /// Takes every post with its sender, decoded or, for a plain post that cannot be decoded, the error; for the
     /// testing kit.
     case everyPost(@Sendable (Result<Payload, any Error>, AnyObject?) -> Void)
 
+    @usableFromInline
     var takesSender: Bool {
-        if case .payload = self { return false }
-        return true
+        switch self {
+        case .payload, .async: false
+        case .payloadAndSender, .everyPost: true
+        }
     }
 }
 
-/// One typed observer: its handler, and for asynchronous delivery the mailbox in front of it.
+/// One typed observer: its handler, and for an `async` handler the mailbox in front of it.
 ///
-/// The common observer (called on the posting thread with the payload only) keeps just its closure: `rest` is `nil`,
-/// the record stays small, and a delivery is one check and one call. The others keep their mailbox and a handler of
-/// another shape in ``Rest``.
-///
-/// `@unchecked Sendable` as ``AnySubscription``; what it adds is immutable and `Sendable` (a `Sendable` handler and a
-/// `Sendable` class).
+/// `@unchecked Sendable` as ``AnySubscription``; what it adds is immutable and `Sendable`.
 @usableFromInline
 final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendable {
     typealias Payload = Event.Payload
 
-    /// What a less common observation needs besides its closure.
     @usableFromInline
-    final class Rest: Sendable {
-        /// For asynchronous delivery: the FIFO that hands payloads to the handler's queue, actor or task.
-        @usableFromInline
-        let mailbox: Mailbox<Delivery<Event.Payload>>?
-        /// The handler when it takes more than the payload (or is `async`); `nil` when it takes the payload only,
-        /// which is then the subscription's `handler`.
-        @usableFromInline
-        let handler: Handler<Event.Payload>?
-
-        @usableFromInline
-        init(mailbox: Mailbox<Delivery<Event.Payload>>?, handler: Handler<Event.Payload>?) {
-            self.mailbox = mailbox
-            self.handler = handler
-        }
-    }
-
-    /// The handler that takes the payload only; a no-op when ``Rest/handler`` has the handler instead.
+    let handler: Handler<Event.Payload>
+    /// For an `async` handler: the FIFO that a task drains, one delivery at a time.
     @usableFromInline
-    let handler: @Sendable (Event.Payload) -> Void
+    let mailbox: Mailbox<Event.Payload>?
+    /// Called when the registry ends the observation without a `cancel()`.
     @usableFromInline
-    let rest: Rest?
+    let onEnd: (@Sendable () -> Void)?
 
     /// Inlinable, so that it is specialised with the observing call: generic code would look up the mailbox's type at
     /// run time on every observation.
@@ -171,136 +175,125 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         channel: AnyChannel,
         sender: Event.Sender?,
         owner: AnyObject?,
-        executor: Executor?,
+        target: DeliveryTarget?,
         handler: Handler<Event.Payload>,
         site: ObservationSite,
-        kind: ObservationKind?
+        kind: TypedObservation.Delivery,
+        onEnd: (@Sendable () -> Void)? = nil
     ) {
-        var mailbox: Mailbox<Delivery<Event.Payload>>?
-        if let executor { mailbox = Mailbox(executor) }
-        if case .payload(let body) = handler {
-            self.handler = body
-            rest = mailbox == nil ? nil : Rest(mailbox: mailbox, handler: nil)
-        } else {
-            self.handler = { _ in }
-            rest = Rest(mailbox: mailbox, handler: handler)
-        }
+        self.handler = handler
+        if case .async = handler { mailbox = Mailbox() } else { mailbox = nil }
+        self.onEnd = onEnd
         super.init(
             channel: channel,
             sender: sender,
             owner: owner,
+            target: target,
+            takesSender: handler.takesSender,
             site: site,
-            kind: kind ?? ObservationKind(executor: executor, handler: handler)
+            kind: kind
         )
     }
 
     override func discardPending() {
-        rest?.mailbox?.discardPending()
+        mailbox?.discardPending()
+    }
+
+    override func didEnd() {
+        discardPending()
+        onEnd?()
     }
 
     /// Tells an observer that wants to know about a plain post that could not be decoded, if it would have
     /// delivered the post; on the posting thread.
     func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
-        guard case .everyPost(let handler)? = rest?.handler, !hasEnded(cancellationsSeen: count), isAlive,
-            accepts(postSender)
+        guard case .everyPost(let handler) = handler, !hasEnded(cancellationsSeen: count), accepts(postSender),
+            ownerIsAlive()
         else { return }
         handler(.failure(error), postSender)
     }
 
-    /// Delivers one post if the observation is still active and the sender matches.
+    /// Delivers one post to an observer that runs on the posting thread (or, for an `async` handler, queues it), if
+    /// the observation is still active and the sender matches. Observers with a ``target`` are not called here: see
+    /// ``DeliveryTarget/dispatch(_:of:from:isolation:)``.
     ///
     /// Inlinable, so that a post's loop over its observers is specialised in the caller.
-    /// - Parameters:
-    ///   - count: The channel's ``AnyChannel/cancellations`` when the post took its snapshot of observers.
-    ///   - isolation: The actor the post was made on, if any: an observer isolated to it runs during the post.
-    /// - Returns: whether the handler was reached (or its delivery queued).
-    @discardableResult
     @inlinable
-    func deliver(
-        _ payload: Event.Payload,
-        from postSender: AnyObject?,
-        cancellationsSeen count: UInt64,
-        isolation: (any Actor)?
-    ) -> Bool {
-        if hasEnded(cancellationsSeen: count) { return false }
+    func deliver(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
+        if hasEnded(cancellationsSeen: count) { return }
+        if case .payload(let body) = handler, !isOwnerBound {
+            if accepts(postSender) { body(payload) }
+        } else {
+            deliverOther(payload, from: postSender)
+        }
+    }
+
+    /// The less common observers on the posting thread: owner-bound, taking the sender, or `async`.
+    @usableFromInline
+    func deliverOther(_ payload: Event.Payload, from postSender: AnyObject?) {
         // Checked before the sender filter, so that any post ends an observation whose owner is gone.
-        guard isAlive else {
+        guard ownerIsAlive() else {
             cancel()
-            return false
+            return
         }
-        if !accepts(postSender) { return false }
-        if let rest {
-            deliver(payload, from: postSender, isolation: isolation, with: rest)
+        guard accepts(postSender) else { return }
+        if let mailbox {
+            mailbox.enqueue(payload) { [self] payload in await runAsync(payload) }
         } else {
-            handler(payload)
-        }
-        return true
-    }
-
-    /// Delivery for the less common observers: queued, or with a handler of another shape.
-    @usableFromInline
-    func deliver(_ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, with rest: Rest) {
-        if let mailbox = rest.mailbox {
-            deliverLater(payload, from: postSender, isolation: isolation, through: mailbox)
-        } else {
-            run(Delivery(payload, sender: postSender))
+            run(payload, sender: postSender)
         }
     }
 
-    /// Queues a delivery, or, for an observer isolated to the actor the post is made on, delivers what is queued and
-    /// then this one, before the post goes on.
+    /// Runs the handler now: on the posting thread, or on the target after the checks of a queued delivery.
     @usableFromInline
-    func deliverLater(
-        _ payload: Event.Payload,
-        from postSender: AnyObject?,
-        isolation: (any Actor)?,
-        through mailbox: Mailbox<Delivery<Event.Payload>>
-    ) {
-        let delivery = Delivery(payload, sender: rest?.handler?.takesSender == true ? postSender : nil)
-        if case .async? = rest?.handler {
-            mailbox.enqueue(delivery) { delivery in await self.runQueued(delivery) }
-        } else if mailbox.executor.isCurrent(isolation) {
-            while let queued = mailbox.takeQueued() { runQueued(queued) }
-            run(delivery)
-        } else {
-            mailbox.enqueue(delivery) { delivery in self.runQueued(delivery) }
-        }
-    }
-
-    @usableFromInline
-    func run(_ delivery: Delivery<Event.Payload>) {
-        switch rest?.handler {
-        case nil: handler(delivery.payload)
-        case .payload(let handler): handler(delivery.payload)
-        case .payloadAndSender(let handler): handler(delivery.payload, delivery.sender)
-        case .everyPost(let handler): handler(.success(delivery.payload), delivery.sender)
+    func run(_ payload: Event.Payload, sender: AnyObject?) {
+        switch handler {
+        case .payload(let handler): handler(payload)
+        case .payloadAndSender(let handler): handler(payload, sender)
+        case .everyPost(let handler): handler(.success(payload), sender)
         case .async: preconditionFailure("an async handler runs from its mailbox")
         }
     }
 
-    /// Whether a delivery that waited in the mailbox may still run.
-    private var mayRunQueued: Bool {
+    /// The checks before a handler runs on its target, in the order that makes each guarantee hold: an observation
+    /// that ended (even during the delivery just before this one) is never called, and an owner that died ends it.
+    /// Only on the target, so that a main-actor owner is loaded on the main actor.
+    @usableFromInline
+    func mayRunOnTarget() -> Bool {
         guard !ObserverRegistry.shared.isCancelled(self) else { return false }
-        guard isAlive else {
+        guard ownerIsAlive() else {
             cancel()
             return false
         }
         return true
     }
 
-    /// The last check before the handler runs, for deliveries that waited in a mailbox.
-    private func runQueued(_ delivery: Delivery<Payload>) {
-        if mayRunQueued { run(delivery) }
+    /// A delivery on the target during a post made on it: after the target's backlog, which may have ended this
+    /// observation (and then changed the channel's cancellation count).
+    @usableFromInline
+    func runOnTarget(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
+        guard !hasEnded(cancellationsSeen: count), accepts(postSender) else { return }
+        guard ownerIsAlive() else {
+            cancel()
+            return
+        }
+        run(payload, sender: postSender)
     }
 
-    private func runQueued(_ delivery: Delivery<Payload>) async {
-        guard mayRunQueued, case .async(let handler)? = rest?.handler else { return }
-        await handler(delivery.payload, delivery.sender)
+    override func runQueued(_ payload: Any, sender: AnyObject?) {
+        guard mayRunOnTarget() else { return }
+        // Safe: the target queued a `Payload` for this subscription (see `DeliveryTarget.dispatch`).
+        run(payload as! Payload, sender: sender)
+    }
+
+    private func runAsync(_ payload: Payload) async {
+        guard mayRunOnTarget(), case .async(let handler) = handler else { return }
+        await handler(payload)
     }
 }
 
 /// Where an observation was made: the `#fileID` and `#line` of the observing call, kept as the literal's address and
-/// the line, in twelve bytes (so that the one-byte fields after it share its last word).
+/// the line.
 ///
 /// `@unchecked Sendable` because of the pointer: it points at a string literal, immutable static data of the module
 /// that made the observation, which is never written or freed while the process runs.
@@ -319,25 +312,5 @@ struct ObservationSite: @unchecked Sendable {
 
     var fileID: String {
         String(cString: start)
-    }
-}
-
-/// How an observation delivers, for ``Foundation/NotificationCenter/typedObservations``.
-@usableFromInline
-enum ObservationKind: Sendable {
-    case immediate, queue, mainActor, actor, async, sequence, publisher
-
-    @usableFromInline
-    init(executor: Executor?, handler: Handler<some Sendable>) {
-        if case .async = handler {
-            self = .async
-            return
-        }
-        switch executor {
-        case nil: self = .immediate
-        case .dispatch, .operation: self = .queue
-        case .actor(let target): self = target.actor === MainActor.shared ? .mainActor : .actor
-        case .task: self = .async
-        }
     }
 }

@@ -18,10 +18,15 @@ final class TypeRecord: @unchecked Sendable {
         self.name = name
     }
 
-    /// Only under the registry's lock.
+    /// The channel of `center`, never a dead center's at the same address: only under the registry's lock, with
+    /// `center` held by the caller.
+    ///
+    /// The channel's weak reference is loaded only when the identity is `center`'s: it is then `center` itself, which
+    /// the caller holds (so releasing the load cannot deallocate it under the lock), or `nil`, when the channel
+    /// belongs to a dead center whose Foundation observer was never released.
     func channel(in center: NotificationCenter) -> AnyChannel? {
         let id = ObjectIdentifier(center)
-        return channels.first { $0.centerID == id }
+        return channels.first { $0.centerID == id && $0.center === center }
     }
 
     /// Only under the registry's lock.

@@ -1,0 +1,32 @@
+#if DEBUG
+/// Hooks that let tests pin a race window, in debug builds only: each is a no-op until a test installs one.
+///
+/// Keyed by the object they watch, so that tests running in parallel never see each other's hooks.
+package enum TestHooks {
+    /// What to call when the package loads an owner's weak reference, by the owner's identity.
+    private static let ownerLoads = Locked<[ObjectIdentifier: @Sendable (AnyObject) -> Void]>([:])
+    /// How many hooks are installed, so that a load with none costs one atomic read.
+    private static let installed = AtomicWord.make()
+
+    /// Calls `hook` on the loading thread, with the owner held strongly, each time the package loads `owner`'s weak
+    /// reference (to see whether an owner-bound observation lives), until ``removeOwnerLoadHook(for:)``.
+    ///
+    /// A hook that drops the test's last reference to the owner makes the package the last holder, so the owner's
+    /// `deinit` runs where the package loaded it.
+    package static func onOwnerLoad(of owner: AnyObject, _ hook: @escaping @Sendable (AnyObject) -> Void) {
+        ownerLoads.withLock { $0[ObjectIdentifier(owner)] = hook }
+        installed.add(1)
+    }
+
+    package static func removeOwnerLoadHook(for id: ObjectIdentifier) {
+        let removed = ownerLoads.withLock { $0.removeValue(forKey: id) }
+        if removed != nil { installed.add(UInt64.max) }
+    }
+
+    static func didLoadOwner(_ owner: AnyObject) {
+        guard installed.load() != 0 else { return }
+        let hook = ownerLoads.withLock { $0[ObjectIdentifier(owner)] }
+        hook?(owner)
+    }
+}
+#endif
