@@ -29,7 +29,6 @@ import TypedNotifications
 @_spi(Testing) import TypedNotifications
 import TypedNotificationsTesting
 import XCTest
-
 #if canImport(Combine)
 import Combine
 #endif

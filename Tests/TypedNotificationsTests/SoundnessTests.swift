@@ -1,0 +1,360 @@
+import Foundation
+import Testing
+
+@testable import TypedNotifications
+
+/// The delivery guarantees that hold by construction: how a typed post is recognised when it comes back through
+/// Foundation, where owners are loaded, and how queued deliveries are ordered. Each test failed on the design before
+/// it (main at 1175fe5).
+@Suite struct SoundnessTests {
+    struct Tick: Notifiable, Equatable {
+        let id: Int
+    }
+
+    enum Unrelated: Notifiable {
+        typealias Payload = Void
+    }
+
+    // MARK: - Owners are loaded outside the package's locks
+
+    /// An owner that keeps a token of its own, as a view model does: its `deinit` cancels it, which takes the
+    /// registry's lock. If the package loaded the owner under that lock and became its last holder, the `deinit`
+    /// would re-enter the lock (a trap with `os_unfair_lock`, and in debug builds here).
+    final class TokenKeepingOwner: Sendable {
+        let token = Slot<NotificationToken>()
+        let locksHeldAtDeinit: Slot<Int>
+
+        init(locksHeldAtDeinit: Slot<Int>) {
+            self.locksHeldAtDeinit = locksHeldAtDeinit
+        }
+
+        deinit {
+            locksHeldAtDeinit.set(LockDiscipline.locksHeld)
+            token.value?.cancel()
+        }
+    }
+
+    enum OwnerRelease: CaseIterable, Sendable {
+        /// A new registration of the type sweeps for dead owners.
+        case registration
+        /// A post checks the owner before calling the handler.
+        case post
+        /// Introspection drops observations whose owner is gone.
+        case introspection
+    }
+
+    /// The hook pins the window deterministically: when the package loads the owner, the test drops its own last
+    /// reference, so the package's load is the last one and the `deinit` runs where the package loaded it.
+    @Test(arguments: OwnerRelease.allCases)
+    func ownerWhoseLastReferenceThePackageHoldsDeinitialisesOutsideItsLocks(release: OwnerRelease) throws {
+        let center = NotificationCenter()
+        let locksHeld = Slot<Int>()
+        let held = Slot<TokenKeepingOwner>()
+        let owner = TokenKeepingOwner(locksHeldAtDeinit: locksHeld)
+        let ownerID = ObjectIdentifier(owner)
+        owner.token.set(center.observe(Tick.self) { _ in })
+        let calls = Counter()
+        center.observe(Tick.self, for: owner) { _, _ in calls.increment() }
+        held.set(owner)
+        TestHooks.onOwnerLoad(of: owner) { _ in held.set(nil) }
+        defer { TestHooks.removeOwnerLoadHook(for: ownerID) }
+        _ = consume owner
+
+        switch release {
+        case .registration: withExtendedLifetime(center.observe(Tick.self) { _ in }) {}
+        case .post: center.post(Tick(id: 1))
+        case .introspection: _ = center.typedObservations
+        }
+
+        #expect(held.value == nil, "the package loaded the owner")
+        #expect(locksHeld.value == 0, "the owner's deinit ran while the package held a lock")
+        #expect(calls.count == 0)
+        #expect(center.typedObservations.isEmpty, "the owner's token and its owner-bound observation both ended")
+    }
+
+    @MainActor final class ViewModel {
+        var seen: [Int] = []
+    }
+
+    /// A main-actor owner (a view model, a view controller) is only ever loaded on the main actor, so the package
+    /// never becomes its last holder on a background thread.
+    @Test @MainActor func mainActorOwnerIsNeverLoadedOffTheMainActor() async {
+        let center = NotificationCenter()
+        let model = ViewModel()
+        let done = Signal()
+        center.observeOnMainActor(Tick.self, for: model) { model, tick in
+            model.seen.append(tick.id)
+            if tick.id == 2 { done.fire() }
+        }
+        let loadsOffMainActor = Counter()
+        let background = Slot<ObjectIdentifier>()
+        TestHooks.onOwnerLoad(of: model) { _ in
+            if background.value == ObjectIdentifier(Thread.current) { loadsOffMainActor.increment() }
+        }
+        defer { TestHooks.removeOwnerLoadHook(for: ObjectIdentifier(model)) }
+        #expect(
+            runOnAnotherThreadAndWait {
+                background.set(ObjectIdentifier(Thread.current))
+                center.post(Tick(id: 1))
+                // A registration of the type sweeps for dead owners: not this one, off the main actor.
+                withExtendedLifetime(center.observe(Tick.self) { _ in }) {}
+                _ = center.typedObservations
+                center.post(Tick(id: 2))
+                // Cleared while the thread lives, so that no later thread at its address is taken for it.
+                background.set(nil)
+            })
+        await done.wait()
+        #expect(model.seen == [1, 2])
+        #expect(loadsOffMainActor.count == 0)
+    }
+
+    // MARK: - Re-posts are posts
+
+    /// A plain observer that relays a typed post's `userInfo` on behalf of another object: the typed observers of the
+    /// original sender get it once, those of the other sender get the relay once.
+    @Test(arguments: [true, false])
+    func plainRelayForAnotherSenderIsANewPost(plainObserverFirst: Bool) {
+        let center = NotificationCenter()
+        let original = Sender()
+        let other = Sender()
+        let fromOriginal = Recorded<Int>()
+        let fromOther = Recorded<Int>()
+        var tokens: [NotificationToken] = []
+        let relay = {
+            // No object filter: Swift's Foundation calls observers of one object before those of any object.
+            center.addObserver(forName: Tick.notificationName, object: nil, queue: nil) { note in
+                guard note.object as AnyObject? === original else { return }
+                center.post(name: note.name, object: other, userInfo: note.userInfo)
+            }
+        }
+        let plain = plainObserverFirst ? relay() : nil
+        tokens.append(center.observe(Tick.self, from: original) { fromOriginal.append($0.id) })
+        tokens.append(center.observe(Tick.self, from: other) { fromOther.append($0.id) })
+        let plainAfter = plainObserverFirst ? nil : relay()
+        center.post(Tick(id: 7), from: original)
+        #expect(fromOriginal.values == [7])
+        #expect(fromOther.values == [7])
+        for observer in [plain, plainAfter].compactMap({ $0 }) { center.removeObserver(observer) }
+        withExtendedLifetime(tokens) {}
+    }
+
+    /// A plain observer that copies a typed post's `userInfo`, replaces the payload and re-posts it from the same
+    /// sender makes a new post: typed observers get the original once and the new payload once. Where Foundation
+    /// copies `userInfo` (the simulated-Apple build), only a transformer that drops the package's
+    /// `Notification.typedPostKey` entry can be told apart from a verbatim re-post: one that keeps it is taken for
+    /// the original (documented in the Guarantees article).
+    @Test(arguments: [true, false], [true, false])
+    func plainTransformerThatRepostsAnotherPayloadIsANewPost(plainObserverFirst: Bool, keepsMark: Bool) {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let received = Recorded<Int>()
+        var token: NotificationToken?
+        let transformer = {
+            // No object filter: Swift's Foundation calls observers of one object before those of any object.
+            center.addObserver(forName: Tick.notificationName, object: nil, queue: nil) { note in
+                guard var userInfo = note.userInfo, (userInfo[Notification.typedPayloadKey] as? Tick)?.id == 1 else {
+                    return
+                }
+                userInfo[Notification.typedPayloadKey] = Tick(id: 2)
+                if !keepsMark { userInfo[Notification.typedPostKey] = nil }
+                center.post(name: note.name, object: sender, userInfo: userInfo)
+            }
+        }
+        let first = plainObserverFirst ? transformer() : nil
+        token = center.observe(Tick.self, from: sender) { received.append($0.id) }
+        let second = plainObserverFirst ? nil : transformer()
+        center.post(Tick(id: 1), from: sender)
+        if PlatformBridging.foundationCopiesUserInfo && keepsMark && plainObserverFirst {
+            #expect(received.values == [1, 1], "taken for a verbatim re-post, as documented")
+        } else {
+            #expect(received.values.sorted() == [1, 2])
+        }
+        for observer in [first, second].compactMap({ $0 }) { center.removeObserver(observer) }
+        withExtendedLifetime(token) {}
+    }
+
+    // MARK: - Observers started during a post start with the next one
+
+    enum Resubscription: CaseIterable, Sendable {
+        /// The handler cancels its own token (the type's last observation) and observes again.
+        case inTheHandler
+        /// The same, from a handler of another type that this post's handler posts.
+        case throughANestedPostOfAnotherType
+    }
+
+    @Test(arguments: Resubscription.allCases)
+    func observerStartedDuringAPostStartsWithTheNextOne(resubscription: Resubscription) {
+        let center = NotificationCenter()
+        let received = Recorded<String>()
+        let token = Slot<NotificationToken>()
+        let nested = Slot<NotificationToken>()
+        let generation = Counter()
+        @Sendable func observe() {
+            generation.increment()
+            let current = generation.count
+            token.set(
+                center.observe(Tick.self) { tick in
+                    received.append("\(current)←\(tick.id)")
+                    switch resubscription {
+                    case .inTheHandler:
+                        token.value?.cancel()
+                        observe()
+                    case .throughANestedPostOfAnotherType:
+                        center.post(Unrelated.self)
+                    }
+                })
+        }
+        if resubscription == .throughANestedPostOfAnotherType {
+            nested.set(
+                center.observe(Unrelated.self) {
+                    token.value?.cancel()
+                    observe()
+                })
+        }
+        observe()
+        center.post(Tick(id: 1))
+        center.post(Tick(id: 2))
+        #expect(received.values == ["1←1", "2←2"])
+        token.set(nil)
+        nested.set(nil)
+    }
+
+    @Test func payloadlessObserverStartedDuringAPostStartsWithTheNextOne() {
+        let center = NotificationCenter()
+        let calls = Recorded<Int>()
+        let token = Slot<NotificationToken>()
+        let generation = Counter()
+        @Sendable func observe() {
+            generation.increment()
+            let current = generation.count
+            token.set(
+                center.observe(Unrelated.self) {
+                    calls.append(current)
+                    token.value?.cancel()
+                    observe()
+                })
+        }
+        observe()
+        center.post(Unrelated.self)
+        center.post(Unrelated.self)
+        #expect(calls.values == [1, 2])
+        token.set(nil)
+    }
+
+    // MARK: - No delivery after cancel
+
+    /// During a post made on the main actor, the main actor's backlog runs first; a handler that cancels its own
+    /// observation on a queued payload gets nothing more, not even the post being made.
+    @Test @MainActor func observerThatCancelsItselfOnAQueuedPayloadGetsNothingMore() {
+        let center = NotificationCenter()
+        let model = ViewModel()
+        let token = Slot<NotificationToken>()
+        token.set(
+            center.observeOnMainActor(Tick.self) { tick in
+                model.seen.append(tick.id)
+                token.value?.cancel()
+            })
+        #expect(runOnAnotherThreadAndWait { center.post(Tick(id: 1)) })
+        center.post(Tick(id: 2))
+        #expect(model.seen == [1])
+        token.set(nil)
+    }
+
+    // MARK: - Sequences end with their center
+
+    @Test func sequenceOfADeallocatedCenterEnds() async {
+        var center: NotificationCenter? = NotificationCenter()
+        let sequence = center!.notifications(of: Tick.self)
+        center!.post(Tick(id: 1))
+        weak let gone = center
+        center = nil
+        #expect(gone == nil)
+        var received: [Int] = []
+        for await tick in sequence { received.append(tick.id) }
+        #expect(received == [1], "the buffered payload, then the end")
+    }
+
+    // MARK: - Queues give back what they took
+
+    /// A standing backlog (two queued, one taken, for ever) keeps the queue's memory bounded.
+    @Test func standingBacklogKeepsTheQueueBounded() {
+        var queue = FIFO<Int>()
+        var largest = 0
+        queue.append(0)
+        for item in 1...200_000 {
+            queue.append(item)
+            _ = queue.take()
+            largest = max(largest, queue.capacityUsed)
+        }
+        #expect(queue.count == 1)
+        #expect(largest <= 64, "the slots of taken items are given back")
+    }
+
+    // MARK: - Async observers keep no sender
+
+    @Test func asyncObserverDoesNotKeepTheSenderAlive() async {
+        let center = NotificationCenter()
+        let gate = Gate()
+        let done = Signal()
+        let token = center.observe(Tick.self) { tick in
+            if tick.id == 1 { await gate.wait() }
+            if tick.id == 2 { done.fire() }
+        }
+        weak var sender: Sender?
+        do {
+            let posting = Sender()
+            sender = posting
+            center.post(Tick(id: 1), from: posting)
+            center.post(Tick(id: 2), from: posting)
+        }
+        #expect(sender == nil, "the queued delivery keeps the payload only")
+        await gate.open()
+        await done.wait()
+        withExtendedLifetime(token) {}
+    }
+
+    // MARK: - Types sharing a name
+
+    struct SharedNameA: Notifiable {
+        static var notificationName: Notification.Name { .init("SoundnessTests.shared") }
+        let a: Int
+    }
+
+    struct SharedNameB: Notifiable {
+        static var notificationName: Notification.Name { .init("SoundnessTests.shared") }
+        let b: String
+    }
+
+    /// Another type's typed post under a shared name is not a plain post that failed to decode.
+    @Test func typesSharingANameDoNotReportEachOthersPostsAsDecodingFailures() {
+        let center = NotificationCenter()
+        let failures = Recorded<String>()
+        NotificationDiagnostics.withHandler({ event in
+            if case .decodingFailed = event.kind { failures.append(event.name.rawValue) }
+        }) {
+            let a = center.observe(SharedNameA.self) { _ in }
+            let b = center.observe(SharedNameB.self) { _ in }
+            center.post(SharedNameA(a: 1))
+            center.post(name: SharedNameB.notificationName, object: nil, userInfo: [:])
+            withExtendedLifetime((a, b)) {}
+        }
+        #expect(failures.values == [SharedNameB.notificationName.rawValue, SharedNameA.notificationName.rawValue])
+    }
+}
+
+/// An async gate: `wait()` suspends until `open()`.
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}
