@@ -329,9 +329,10 @@ import Testing
     @Test func typesSharingANameDoNotReportEachOthersPostsAsDecodingFailures() {
         let center = NotificationCenter()
         let failures = Recorded<String>()
-        NotificationDiagnostics.withHandler({ event in
+        let handler: @Sendable (NotificationDiagnostics.Event) -> Void = { event in
             if case .decodingFailed = event.kind { failures.append(event.name.rawValue) }
-        }) {
+        }
+        NotificationDiagnostics.withHandler(handler) {
             let a = center.observe(SharedNameA.self) { _ in }
             let b = center.observe(SharedNameB.self) { _ in }
             center.post(SharedNameA(a: 1))
