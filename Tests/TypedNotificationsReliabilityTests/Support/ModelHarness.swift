@@ -164,6 +164,9 @@ final class ModelHarness: @unchecked Sendable {
         case .releaseOwner(let id): release(owners.removeValue(forKey: id))
         case .observe(let spec): observe(spec)
         case .post(let post): self.post(post)
+        case .resubscribe(let spec):
+            tokens[observer]?.cancel()
+            observe(spec)
         }
     }
 
@@ -193,6 +196,18 @@ final class ModelHarness: @unchecked Sendable {
         case .observeThenVerbatim(let spec):
             observe(spec)
             repostVerbatim(notification, asNotification: true)
+        case .relay(let other):
+            let object = sender(other)
+            postObjects.append(object)
+            defer { postObjects.removeLast() }
+            center.post(name: notification.name, object: object, userInfo: notification.userInfo)
+        case .transform(let id):
+            var userInfo = notification.userInfo ?? [:]
+            userInfo[Notification.typedPayloadKey] = Tick(id: id)
+            userInfo[Notification.typedPostKey] = nil
+            postObjects.append(notification.object.map { $0 as AnyObject })
+            defer { postObjects.removeLast() }
+            center.post(name: notification.name, object: notification.object, userInfo: userInfo)
         }
     }
 

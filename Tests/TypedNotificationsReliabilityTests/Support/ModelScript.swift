@@ -63,12 +63,19 @@ enum Repost: CustomStringConvertible {
     case verbatim(asNotification: Bool)
     /// Adds a typed observer, then re-posts verbatim.
     case observeThenVerbatim(ObserverSpec)
+    /// Re-posts the same `userInfo` on behalf of another object: a relay.
+    case relay(to: SenderChoice)
+    /// Copies the `userInfo`, replaces the payload with post `id`'s (dropping the package's mark, as a transformer
+    /// should where Foundation copies `userInfo`), and re-posts it from the same sender.
+    case transform(id: Int)
 
     var description: String {
         switch self {
         case .fresh(let post): "re-post \(post)"
         case .verbatim(let asNotification): "re-post verbatim\(asNotification ? " as Notification" : "")"
         case .observeThenVerbatim(let observer): "observe \(observer), then re-post verbatim"
+        case .relay(let sender): "relay for \(sender)"
+        case .transform(let id): "transform into #\(id)"
         }
     }
 }
@@ -93,6 +100,8 @@ indirect enum Reaction: CustomStringConvertible {
     case releaseOwner(observer: Int)
     case observe(ObserverSpec)
     case post(PostSpec)
+    /// Cancels the handler's own observation and starts a new one: the re-subscribe pattern.
+    case resubscribe(ObserverSpec)
 
     var description: String {
         switch self {
@@ -101,6 +110,7 @@ indirect enum Reaction: CustomStringConvertible {
         case .releaseOwner(let observer): "release owner of #\(observer)"
         case .observe(let observer): "observe [\(observer)]"
         case .post(let post): "post [\(post)]"
+        case .resubscribe(let observer): "cancel itself and observe [\(observer)]"
         }
     }
 }
@@ -174,11 +184,12 @@ struct ScriptGenerator {
     private mutating func reaction(of observer: Int, depth: Int) -> Reaction {
         // Targets include the observer itself and observers that are gone: both must be harmless.
         let target = random.chance(30) ? observer : anyObserver()
-        switch random.below(7) {
+        switch random.below(8) {
         case 0: return .cancel(observer: target)
         case 1: return .releaseToken(observer: target)
         case 2: return .releaseOwner(observer: target)
-        case 3, 4: return .observe(observerSpec(depth: depth + 1))
+        case 3: return .observe(observerSpec(depth: depth + 1))
+        case 4: return .resubscribe(observerSpec(depth: depth + 1))
         default:
             let style: PostStyle = random.chance(60) ? .typed : random.chance(80) ? .plain : .undecodable(.wrongType)
             return .post(postSpec(style: style))
@@ -186,11 +197,13 @@ struct ScriptGenerator {
     }
 
     private mutating func repost(of post: PostSpec) -> Repost {
-        switch random.below(5) {
+        switch random.below(7) {
         case 0: return .fresh(postSpec(style: .typed, sender: post.sender))
         case 1: return .fresh(postSpec(style: .plain, sender: post.sender))
         case 2: return .verbatim(asNotification: true)
         case 3: return .verbatim(asNotification: false)
+        case 4: return .relay(to: random.chance(30) ? .none : .slot(random.below(Self.senderSlots)))
+        case 5: return .transform(id: postSpec(style: .plain).id)
         default: return .observeThenVerbatim(observerSpec(depth: 1))
         }
     }

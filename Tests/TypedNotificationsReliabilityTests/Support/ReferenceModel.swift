@@ -136,7 +136,7 @@ struct ReferenceModel {
             if !observer.hasReacted, let reaction = observer.spec.reaction {
                 observers[position].hasReacted = true
                 observers[position].runningCalls += 1
-                react(reaction)
+                react(reaction, by: observer.spec.id)
                 observers[position].runningCalls -= 1
             }
         }
@@ -150,17 +150,24 @@ struct ReferenceModel {
             case .observeThenVerbatim(let spec):
                 observe(spec)
                 self.post(PostSpec(id: post.id, sender: post.sender, style: .plain))
+            case .relay(let other):
+                self.post(PostSpec(id: post.id, sender: other, style: .plain))
+            case .transform(let id):
+                self.post(PostSpec(id: id, sender: post.sender, style: .plain))
             }
         }
     }
 
-    private mutating func react(_ reaction: Reaction) {
+    private mutating func react(_ reaction: Reaction, by observer: Int) {
         switch reaction {
         case .cancel(let id): cancel(id)
         case .releaseToken(let id): releaseToken(id)
         case .releaseOwner(let id): releaseOwner(id)
         case .observe(let spec): observe(spec)
         case .post(let post): self.post(post)
+        case .resubscribe(let spec):
+            cancel(observer)
+            observe(spec)
         }
     }
 }
