@@ -3,9 +3,10 @@ public import Foundation
 // Observers isolated to an actor: the main actor, or any actor given as an argument.
 //
 // The rule, the same for both: an observer isolated to an actor runs synchronously during a post made on that actor,
-// before `post` returns, after anything still queued for it; a post made anywhere else queues the payload for the
-// actor and returns at once, never waiting for it. Either way each observer sees one thread's posts in order, and
-// its handler never runs concurrently with itself. How a post knows it is on the main actor: see
+// before `post` returns, after anything still queued for the actor's observers of that center (unless more than a
+// batch waits: then the post is queued behind it); a post made anywhere else queues the payload for all of them in one
+// step and returns at once, never waiting for the actor. Either way all observers of a center on one actor see one
+// order, and never run concurrently. See `Internal/DeliveryTarget.swift`; how a post knows it is on the main actor:
 // `PlatformIsolation` in `Internal/Platform.swift`.
 
 // MARK: - Observing on a center
@@ -16,12 +17,13 @@ extension NotificationCenter {
     ///
     /// Where the handler runs:
     /// - **During a post made on the main actor**, synchronously, before `post` returns, as an observer registered
-    ///   with `queue: .main` runs for a post made on the main thread. Payloads still queued for this observer (posted
-    ///   earlier from other threads) are delivered first, so it sees each thread's posts in order. A post is on the
-    ///   main actor when its caller is isolated to the main actor (the compiler passes that as the post's
-    ///   `isolation` argument); on Apple platforms also when its caller runs on the main thread.
-    /// - **After a post made anywhere else**, on the main actor, asynchronously: `post` queues the payload and
-    ///   returns at once, without waiting for the main actor.
+    ///   with `queue: .main` runs for a post made on the main thread. Payloads still queued for the center's
+    ///   main-actor observers (posted earlier from other threads) are delivered first, so all of them see the posts
+    ///   in one order; when more than 64 wait, the post is queued behind them instead. A post is on the main actor
+    ///   when its caller is isolated to the main actor (the compiler passes that as the post's `isolation`
+    ///   argument); on Apple platforms also when its caller runs on the main thread.
+    /// - **After a post made anywhere else**, on the main actor, asynchronously: `post` queues the payload for all
+    ///   the center's main-actor observers in one step and returns at once, without waiting for the main actor.
     ///
     /// Observation begins when this method returns and ends when the token is cancelled or released; cancelling
     /// drops what is still queued. Otherwise as
@@ -121,8 +123,9 @@ extension NotificationCenter {
     /// or released, or `actor` is deallocated.
     ///
     /// The handler runs on `actor`: synchronously during a post made on `actor` (after anything still queued for
-    /// this observer), otherwise queued, as a job on `actor`, while `post` returns at once. Deliveries keep each
-    /// thread's post order, and the handler never runs concurrently with itself. `actor` is not retained, so an actor
+    /// the actor's observers of this center), otherwise queued, as a job on `actor`, while `post` returns at once.
+    /// The center's observers on one actor see the posts in one order, each thread's in post order, and never run
+    /// concurrently. `actor` is not retained, so an actor
     /// that keeps the token makes no cycle; once it is deallocated, the observation ends. Cancelling drops what is
     /// still queued.
     ///

@@ -4,8 +4,9 @@ public import Foundation
 ///
 /// - ``immediate`` (the default): synchronously on the posting thread, before `post` returns, in registration order.
 /// - ``async(on:)-(DispatchQueue)`` and ``async(on:)-(OperationQueue)``: on the queue, asynchronously; `post` never
-///   waits for the handler. For each observer, payloads posted from one thread arrive in post order, even on a
-///   concurrent queue. Cancelling the observation drops what is still queued for it.
+///   waits for the handler. The observers of one center on one queue object share one FIFO: they see the center's
+///   posts in one order, each thread's in post order, and never run at the same time, even on a concurrent queue.
+///   Cancelling the observation drops what is still queued for it.
 ///
 /// For handlers isolated to the main actor, use ``Notifiable/observeOnMainActor(from:in:file:line:_:)`` instead.
 ///
@@ -28,7 +29,7 @@ public struct NotificationDelivery: Sendable {
     /// ```
     public static let immediate = NotificationDelivery(executor: nil)
 
-    /// Asynchronously on `queue`; for each observer, in post order per posting thread.
+    /// Asynchronously on `queue`, in one order with the center's other observers on `queue`.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -41,7 +42,7 @@ public struct NotificationDelivery: Sendable {
         NotificationDelivery(executor: .dispatch(queue))
     }
 
-    /// Asynchronously on `queue`, as an operation; for each observer, in post order per posting thread.
+    /// Asynchronously on `queue`, as an operation, in one order with the center's other observers on `queue`.
     ///
     /// Unlike `addObserver(forName:object:queue:using:)` on Linux, `post` does not wait for the operation to finish.
     ///
