@@ -199,6 +199,20 @@ enum Notifiable_notificationName_2 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         print(CounterDidChange.notificationName.rawValue)  // "MyApp.CounterDidChange"
+
+        func refresh() {
+            struct Refreshed: Notifiable { let items: Int }
+            print(Refreshed.notificationName.rawValue)  // "MyApp.Refreshed", on every launch
+        }
+
+        func saveDraft() {
+            // Another local `Saved` elsewhere in MyApp would share "MyApp.Saved": this one names itself.
+            struct Saved: Notifiable {
+                static var notificationName: Notification.Name { .init("MyApp.Drafts.Saved") }
+                let id: Int
+            }
+            Saved(id: 1).post()
+        }
     }
 }
 
