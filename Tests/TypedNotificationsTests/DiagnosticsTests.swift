@@ -23,6 +23,66 @@ import TypedNotifications
         return events.values
     }
 
+    /// As above, for asynchronous code.
+    private func recordingEvents(
+        of center: NotificationCenter,
+        _ body: () async -> Void
+    ) async -> [NotificationDiagnostics.Event] {
+        let events = Recorded<NotificationDiagnostics.Event>()
+        NotificationDiagnostics.setHandler { event in
+            if event.center === center { events.append(event) }
+        }
+        defer { NotificationDiagnostics.setHandler(nil) }
+        await body()
+        return events.values
+    }
+
+    // MARK: - Where reports go
+
+    @Test(arguments: [false, true])
+    func aTaskThatOutlivesItsScopeReportsToTheProcessWideHandler(whileAnotherTaskHasAScopeOpen: Bool) async {
+        let center = NotificationCenter()
+        let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
+        let endedScope = Recorded<NotificationDiagnostics.Event>()
+        let otherScope = Recorded<NotificationDiagnostics.Event>()
+        let recordEnded: @Sendable (NotificationDiagnostics.Event) -> Void = { endedScope.append($0) }
+        let recordOther: @Sendable (NotificationDiagnostics.Event) -> Void = { otherScope.append($0) }
+
+        // Another task's scope, open until the end of the test, if asked for.
+        let (opened, open) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            guard whileAnotherTaskHasAScopeOpen else { return open.finish() }
+            await NotificationDiagnostics.withHandler(recordOther) {
+                open.finish()
+                for await _ in released {}
+            }
+        }
+        for await _ in opened {}
+
+        // A task made in a scope that posts after the scope has ended.
+        let (started, start) = AsyncStream.makeStream(of: Void.self)
+        let leaked = NotificationDiagnostics.withHandler(recordEnded) {
+            Task {
+                for await _ in started {}
+                center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil)
+            }
+        }
+        let processWide = await recordingEvents(of: center) {
+            start.finish()
+            await leaked.value
+        }
+        release.finish()
+        await holder.value
+
+        #expect(endedScope.values.isEmpty, "an ended scope received a report")
+        #expect(otherScope.values.isEmpty, "another task's scope received a report")
+        #expect(processWide.count == 1)
+        withExtendedLifetime(token) {}
+    }
+
+    // MARK: - Reports
+
     @Test func postTraceReportsTypeSenderAndTypedObserversReached() {
         let center = NotificationCenter()
         let first = center.observe(CounterDidChange.self) { _ in }
