@@ -3,9 +3,14 @@ public import Foundation
 /// A hook that reports what the package skipped: plain posts it could not decode, payloads a bounded
 /// ``NotificationSequence`` dropped, and, if asked, typed posts that reached no typed observer, or every typed post.
 ///
-/// Silent by default. Install a handler for the whole process (``setHandler(_:)``), for logging; or for one scope
+/// Install a handler for the whole process (``setHandler(_:)``), for logging; or for one scope
 /// (``withHandler(_:operation:)``), in tests that run in parallel. A handler runs
 /// synchronously on the posting thread, so keep it short and do not post from it.
+///
+/// With no handler, release builds are silent. Debug builds write the mistakes that would otherwise go unnoticed to
+/// standard error, once each, as Foundation's Message API logs a runtime issue: a plain post that cannot be decoded
+/// (``Event/Kind/decodingFailed(_:)``, once per type and error). A handler, once installed, receives every report
+/// instead.
 ///
 /// Where a report goes: to the innermost ``withHandler(_:operation:)`` scope that is still open in the reporting
 /// task's context (its own scopes, and those of the task that created it); otherwise to the process-wide handler. A
@@ -255,8 +260,14 @@ public enum NotificationDiagnostics {
     ) {
         // No scope open anywhere means none in this task either; an ended scope passes the report on.
         let scoped = scopes.loadRelaxed() == 0 ? nil : scope?.innermostOpen?.handler
-        guard let handler = scoped ?? handler.withLock({ $0 }) else { return }
+        let event = Event(kind: kind, type: subject, name: name, center: center, sender: sender)
+        guard let handler = scoped ?? handler.withLock({ $0 }) else {
+            #if DEBUG
+            reportByDefault(event)
+            #endif
+            return
+        }
         LockDiscipline.assertNoLockHeld("calls a diagnostics handler")
-        handler.call(Event(kind: kind, type: subject, name: name, center: center, sender: sender))
+        handler.call(event)
     }
 }

@@ -618,6 +618,21 @@ enum NotificationDelivery_async_2 {
     }
 }
 
+// MARK: - Sources/TypedNotifications/NotificationDiagnostics+Testing.swift
+
+enum NotificationDiagnostics_Testing_defaultReportSink_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        let center = NotificationCenter()
+        let token = center.observe(CounterDidChange.self) { _ in }
+        NotificationDiagnostics.defaultReportSink = { message in print("reported: \(message)") }
+        center.post(name: CounterDidChange.notificationName, object: nil)  // debug builds: "reported: …"
+        NotificationDiagnostics.defaultReportSink = nil
+        _ = center
+        _ = token
+    }
+}
+
 // MARK: - Sources/TypedNotifications/NotificationDiagnostics.swift
 
 enum NotificationDiagnostics_NotificationDiagnostics_1 {

@@ -172,12 +172,75 @@ import TypedNotifications
         withExtendedLifetime(token) {}
     }
 
-    @Test func diagnosticsAreSilentByDefault() {
+    @Test func withoutAHandlerABadPlainPostIsSkipped() {
         let center = NotificationCenter()
-        let token = center.observe(CounterDidChange.self) { _ in }
-        // No handler installed: a bad post must simply be skipped.
-        center.post(name: CounterDidChange.notificationName, object: nil, userInfo: ["junk": 1])
+        let received = Counter()
+        let token = center.observe(CounterDidChange.self) { _ in received.increment() }
+        // No handler installed: a bad post is skipped (and, in debug builds, reported once to standard error).
+        _ = defaultReports { center.post(name: CounterDidChange.notificationName, object: nil, userInfo: ["junk": 1]) }
+        #expect(received.count == 0)
         withExtendedLifetime(token) {}
+    }
+
+    // MARK: - Debug builds' default reports
+
+    /// What the default reporter writes while `body` runs, instead of writing it to standard error, keeping the
+    /// messages that contain `text`.
+    private func defaultReports(containing text: String = "", _ body: () -> Void) -> [String] {
+        let messages = Recorded<String>()
+        NotificationDiagnostics.defaultReportSink = { message in
+            if message.contains(text) { messages.append(message) }
+        }
+        defer { NotificationDiagnostics.defaultReportSink = nil }
+        body()
+        return messages.values
+    }
+
+    @Test func withoutAHandlerDebugBuildsReportADecodingFailureOncePerTypeAndReason() {
+        let center = NotificationCenter()
+        let token = center.observe(LoudlyDecoded.self) { _ in }
+        let name = LoudlyDecoded.notificationName
+        let reports = defaultReports(containing: String(reflecting: LoudlyDecoded.self)) {
+            for _ in 0..<3 {
+                center.post(name: name, object: nil, userInfo: [:])
+                center.post(name: name, object: nil, userInfo: ["amount": "ten"])
+            }
+        }
+        #if DEBUG
+        let type = String(reflecting: LoudlyDecoded.self)
+        let missing = NotificationDecodingError.missingValue(key: "amount")
+        let mismatch = NotificationDecodingError.typeMismatch(key: "amount", expected: "Int", found: "String")
+        #expect(
+            reports == [
+                "TypedNotifications: \(type): could not decode a plain post of \(name.rawValue): \(missing)"
+                    + Self.reportedOnce,
+                "TypedNotifications: \(type): could not decode a plain post of \(name.rawValue): \(mismatch)"
+                    + Self.reportedOnce,
+            ]
+        )
+        #else
+        #expect(reports.isEmpty)
+        #endif
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func withAHandlerEveryDecodingFailureGoesToItAndNoneToTheDefaultReporter() {
+        let center = NotificationCenter()
+        let token = center.observe(LoudlyDecoded.self) { _ in }
+        var events: [NotificationDiagnostics.Event] = []
+        let reports = defaultReports(containing: String(reflecting: LoudlyDecoded.self)) {
+            events = recordingEvents(of: center) {
+                for _ in 0..<3 { center.post(name: LoudlyDecoded.notificationName, object: nil, userInfo: [:]) }
+            }
+        }
+        #expect(events.count == 3)
+        #expect(reports.isEmpty)
+        withExtendedLifetime(token) {}
+    }
+
+    /// The end of each default report.
+    private static var reportedOnce: String {
+        " (debug builds report this once; a NotificationDiagnostics handler receives every report)"
     }
 
     // MARK: - Randomised bad input
@@ -252,5 +315,20 @@ import TypedNotifications
     private static func validPayment(in userInfo: [AnyHashable: Any]?) -> BridgingTests.Payment? {
         guard let id = userInfo?["paymentID"] as? String, let amount = userInfo?["amount"] as? Int else { return nil }
         return BridgingTests.Payment(id: id, amount: amount)
+    }
+}
+
+/// A type whose plain posts fail to decode in two ways, for the default reporter's tests only.
+private enum LoudlyDecoded: Notifiable {
+    typealias Payload = Int
+
+    static func payload(from notification: Notification) throws -> Int {
+        guard let amount = notification.userInfo?["amount"] else {
+            throw NotificationDecodingError.missingValue(key: "amount")
+        }
+        guard let cents = amount as? Int else {
+            throw NotificationDecodingError.typeMismatch(key: "amount", expected: "Int", found: "\(type(of: amount))")
+        }
+        return cents
     }
 }
