@@ -1,10 +1,53 @@
-import Foundation
+public import Foundation
 
 // Debug builds are loud: with no diagnostics handler installed, the mistakes that would otherwise go unnoticed are
 // written to standard error, once each, as Foundation's Message API logs a runtime issue. Release builds never report
-// by default.
+// by default, and `checkSenderFilter` compiles to nothing there.
 
 extension NotificationDiagnostics {
+    // MARK: - Sender filters
+
+    /// Reports, in debug builds, an observing call whose sender filter is a `NotificationCenter`.
+    ///
+    /// `CounterDidChange.observe(from: center) { … }` compiles where `observe(in: center)` was meant: the sender filter
+    /// of a type whose `Sender` is `AnyObject` accepts a center. It observes the default center for posts whose sender
+    /// is that center object, and never fires. Every observing call passes its sender filter here, before it
+    /// registers the observation; nothing happens unless `sender` is a center.
+    ///
+    /// The report, ``Event/Kind/centerAsSender(fileID:line:)``, goes where every report goes: to the handler of the
+    /// innermost open ``withHandler(_:operation:)`` scope, or the process-wide one (see ``setHandler(_:)``), each
+    /// time; with no handler, to standard error, once per call site. Runs on the observing thread; it calls the
+    /// handler synchronously, so call it with none of the package's locks held. Does nothing in release builds.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// let center = NotificationCenter()
+    /// // What `CounterDidChange.observe(from: center) { … }` checks first, in a debug build: reported.
+    /// NotificationDiagnostics.checkSenderFilter(
+    ///     center, for: CounterDidChange.self, in: .default, file: #fileID, line: #line)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sender: The sender filter passed to the observing call (`from:`), if any.
+    ///   - subject: The observed type.
+    ///   - center: The center observed (`in:`).
+    ///   - file: The `#fileID` of the observing call.
+    ///   - line: The `#line` of the observing call.
+    @usableFromInline
+    package static func checkSenderFilter<Observed: Notifiable>(
+        _ sender: AnyObject?,
+        for subject: Observed.Type,
+        in center: NotificationCenter,
+        file: StaticString,
+        line: UInt
+    ) {
+        #if DEBUG
+        guard sender is NotificationCenter else { return }
+        let kind = Event.Kind.centerAsSender(fileID: "\(file)", line: Int(line))
+        report(kind, for: subject, name: subject.notificationName, in: center)
+        #endif
+    }
+
     // MARK: - The default reporter
 
     /// Writes `event` to standard error (or to ``defaultReportSink``) if it is one that debug builds report with no
@@ -17,6 +60,8 @@ extension NotificationDiagnostics {
         switch event.kind {
         case .decodingFailed(let error):
             key = "\(ObjectIdentifier(event.type)) decodingFailed \(String(reflecting: error))"
+        case .centerAsSender(let fileID, let line):
+            key = "\(ObjectIdentifier(event.type)) centerAsSender \(fileID):\(line)"
         case .unobserved, .dropped, .posted, .plainPostIgnored:
             return
         }
@@ -45,7 +90,7 @@ enum DefaultReports {
     }
 
     /// The key of each report made, so that each is made once. It grows by one short string per distinct type and
-    /// error reported, in debug builds only.
+    /// error (or call site) reported, in debug builds only.
     ///
     /// Locked because posting threads report at once; the lock is held only to insert a key, which runs no user
     /// code (the key is worded before), and never while writing.

@@ -9,8 +9,9 @@ public import Foundation
 ///
 /// With no handler, release builds are silent. Debug builds write the mistakes that would otherwise go unnoticed to
 /// standard error, once each, as Foundation's Message API logs a runtime issue: a plain post that cannot be decoded
-/// (``Event/Kind/decodingFailed(_:)``, once per type and error). A handler, once installed, receives every report
-/// instead.
+/// (``Event/Kind/decodingFailed(_:)``, once per type and error) and an observation whose sender filter is a center
+/// (``Event/Kind/centerAsSender(fileID:line:)``, once per call site). A handler, once installed, receives every
+/// report instead.
 ///
 /// Where a report goes: to the innermost ``withHandler(_:operation:)`` scope that is still open in the reporting
 /// task's context (its own scopes, and those of the task that created it); otherwise to the process-wide handler. A
@@ -41,6 +42,13 @@ public enum NotificationDiagnostics {
             /// which its typed observers do not see; reported in debug builds only, while the type has typed
             /// observers on that center.
             case plainPostIgnored
+            /// An observing call, at `fileID` and `line`, was given a `NotificationCenter` as its sender filter
+            /// (`from:`): it sees only posts whose sender is that center object, which is almost never meant.
+            ///
+            /// `CounterDidChange.observe(from: center) { … }` compiles where `observe(in: center)` was meant, observes
+            /// ``Event/center`` (the default center), and never fires. Reported in debug builds only, when the
+            /// observation is made.
+            case centerAsSender(fileID: String, line: Int)
         }
 
         /// What happened.
@@ -66,6 +74,10 @@ public enum NotificationDiagnostics {
                 "\(String(reflecting: type)): a bounded sequence dropped a payload of \(name.rawValue)"
             case .plainPostIgnored:
                 "\(String(reflecting: type)): a plain post of \(name.rawValue) was ignored: the type is typed-only"
+            case .centerAsSender(let fileID, let line):
+                "\(String(reflecting: type)): observed at \(fileID):\(line) with a NotificationCenter as its sender "
+                    + "filter (from:), so it sees only posts sent by that center object; to observe posts in that "
+                    + "center, pass it as in:"
             case .posted(let reached):
                 "\(String(reflecting: type)): posted \(name.rawValue) from \(sender ?? "no sender"), "
                     + "reaching \(reached) typed observer\(reached == 1 ? "" : "s")"

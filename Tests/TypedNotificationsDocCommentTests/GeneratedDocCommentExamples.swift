@@ -618,6 +618,19 @@ enum NotificationDelivery_async_2 {
     }
 }
 
+// MARK: - Sources/TypedNotifications/NotificationDiagnostics+DebugReports.swift
+
+enum NotificationDiagnostics_DebugReports_checkSenderFilter_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        let center = NotificationCenter()
+        // What `CounterDidChange.observe(from: center) { … }` checks first, in a debug build: reported.
+        NotificationDiagnostics.checkSenderFilter(
+            center, for: CounterDidChange.self, in: .default, file: #fileID, line: #line)
+        _ = center
+    }
+}
+
 // MARK: - Sources/TypedNotifications/NotificationDiagnostics+Testing.swift
 
 enum NotificationDiagnostics_Testing_defaultReportSink_1 {

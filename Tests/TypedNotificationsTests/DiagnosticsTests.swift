@@ -238,6 +238,64 @@ import TypedNotifications
         withExtendedLifetime(token) {}
     }
 
+    @Test func withoutAHandlerDebugBuildsReportACenterPassedAsSenderOncePerCallSite() {
+        let center = NotificationCenter()
+        let reports = defaultReports(containing: "as its sender filter") {
+            // Three observing calls made at line 10 (in a loop, say), one at line 11.
+            for line: UInt in [10, 10, 10, 11] {
+                NotificationDiagnostics.checkSenderFilter(
+                    center, for: CounterDidChange.self, in: .default, file: #fileID, line: line)
+            }
+            // Not a center, or no filter at all: nothing to report.
+            NotificationDiagnostics.checkSenderFilter(
+                Thermometer(), for: CounterDidChange.self, in: .default, file: #fileID, line: 12)
+            NotificationDiagnostics.checkSenderFilter(
+                nil, for: CounterDidChange.self, in: .default, file: #fileID, line: 13)
+        }
+        #if DEBUG
+        let type = String(reflecting: CounterDidChange.self)
+        let expected = [10, 11].map { line in
+            "TypedNotifications: \(type): observed at \(#fileID):\(line) with a NotificationCenter as its sender filter "
+                + "(from:), so it sees only posts sent by that center object; to observe posts in that center, pass "
+                + "it as in:" + Self.reportedOnce
+        }
+        #expect(reports == expected)
+        #else
+        #expect(reports.isEmpty)
+        #endif
+    }
+
+    @Test func withAHandlerEveryCenterPassedAsSenderGoesToIt() {
+        let center = NotificationCenter()
+        var events: [NotificationDiagnostics.Event] = []
+        let reports = defaultReports(containing: "as its sender filter") {
+            events = recordingEvents(of: .default) {
+                for _ in 0..<2 {
+                    NotificationDiagnostics.checkSenderFilter(
+                        center, for: CounterDidChange.self, in: .default, file: #fileID, line: 7)
+                }
+                NotificationDiagnostics.checkSenderFilter(
+                    Thermometer(), for: CounterDidChange.self, in: .default, file: #fileID, line: 8)
+            }
+        }
+        #expect(reports.isEmpty)
+        #if DEBUG
+        #expect(events.count == 2)
+        for event in events {
+            guard case .centerAsSender(let fileID, let line) = event.kind else {
+                Issue.record("expected .centerAsSender, got \(event)")
+                continue
+            }
+            #expect(fileID == #fileID)
+            #expect(line == 7)
+            #expect(ObjectIdentifier(event.type) == ObjectIdentifier(CounterDidChange.self))
+            #expect(event.name == CounterDidChange.notificationName)
+        }
+        #else
+        #expect(events.isEmpty)
+        #endif
+    }
+
     /// The end of each default report.
     private static var reportedOnce: String {
         " (debug builds report this once; a NotificationDiagnostics handler receives every report)"
