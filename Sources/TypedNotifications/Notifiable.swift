@@ -65,6 +65,14 @@ public protocol Notifiable: SendableMetatype {
     /// The `Notification.Name` under which the notification travels through `NotificationCenter`.
     ///
     /// The default is the module-qualified type name, for example `MyApp.CounterDidChange`, computed once per type.
+    /// It is the same on every launch: for a private, file-private or function-local type it leaves out the
+    /// anonymous context that the runtime prints with a memory address, so `private struct Hidden` in `MyApp` is
+    /// named `MyApp.Hidden`.
+    ///
+    /// - Important: Two such types of the same name in one module (a `private struct Saved` in two files, or local
+    ///   types of one name in two functions) therefore share a name, and each one's plain posts reach the other's
+    ///   observers, which cannot decode them. Give such types an explicit `notificationName`.
+    ///
     /// Override it to adopt an existing string name:
     ///
     /// ```swift
@@ -142,9 +150,28 @@ public protocol Notifiable: SendableMetatype {
 extension Notifiable {
     /// The module-qualified type name, such as `MyApp.CounterDidChange`, computed once per type and cached.
     ///
+    /// The same on every launch. A private, file-private or function-local type is named without its anonymous
+    /// context, which the runtime prints with an address that changes from launch to launch: `private struct Hidden`
+    /// is `MyApp.Hidden`. Two such types of the same name in one module then share a name, so give each an explicit
+    /// ``Notifiable/notificationName``.
+    ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// print(CounterDidChange.notificationName.rawValue)   // "MyApp.CounterDidChange"
+    ///
+    /// func refresh() {
+    ///     struct Refreshed: Notifiable { let items: Int }
+    ///     print(Refreshed.notificationName.rawValue)   // "MyApp.Refreshed", on every launch
+    /// }
+    ///
+    /// func saveDraft() {
+    ///     // Another local `Saved` elsewhere in MyApp would share "MyApp.Saved": this one names itself.
+    ///     struct Saved: Notifiable {
+    ///         static var notificationName: Notification.Name { .init("MyApp.Drafts.Saved") }
+    ///         let id: Int
+    ///     }
+    ///     Saved(id: 1).post()
+    /// }
     /// ```
     public static var notificationName: Notification.Name {
         DerivedNames.name(for: Self.self)

@@ -3,9 +3,20 @@ public import Foundation
 /// A hook that reports what the package skipped: plain posts it could not decode, payloads a bounded
 /// ``NotificationSequence`` dropped, and, if asked, typed posts that reached no typed observer, or every typed post.
 ///
-/// Silent by default. Install a handler for the whole process (``setHandler(_:)``), for logging; or for one scope
+/// Install a handler for the whole process (``setHandler(_:)``), for logging; or for one scope
 /// (``withHandler(_:operation:)``), in tests that run in parallel. A handler runs
 /// synchronously on the posting thread, so keep it short and do not post from it.
+///
+/// With no handler, release builds are silent. Debug builds write the mistakes that would otherwise go unnoticed to
+/// standard error, once each, as Foundation's Message API logs a runtime issue: a plain post that cannot be decoded
+/// (``Event/Kind/decodingFailed(_:)``, once per type and error) and an observation whose sender filter is a center
+/// (``Event/Kind/centerAsSender(fileID:line:)``, once per call site). A handler, once installed, receives every
+/// report instead.
+///
+/// Where a report goes: to the innermost ``withHandler(_:operation:)`` scope that is still open in the reporting
+/// task's context (its own scopes, and those of the task that created it); otherwise to the process-wide handler. A
+/// scope that has ended never receives reports, so a task that outlives its scope reports to the scope around it that
+/// is still open, or to the process-wide handler, whatever other tasks are doing.
 ///
 /// ```swift
 /// NotificationDiagnostics.setHandler { event in
@@ -31,6 +42,13 @@ public enum NotificationDiagnostics {
             /// which its typed observers do not see; reported in debug builds only, while the type has typed
             /// observers on that center.
             case plainPostIgnored
+            /// An observing call, at `fileID` and `line`, was given a `NotificationCenter` as its sender filter
+            /// (`from:`): it sees only posts whose sender is that center object, which is almost never meant.
+            ///
+            /// `CounterDidChange.observe(from: center) { … }` compiles where `observe(in: center)` was meant, observes
+            /// ``Event/center`` (the default center), and never fires. Reported in debug builds only, when the
+            /// observation is made.
+            case centerAsSender(fileID: String, line: Int)
         }
 
         /// What happened.
@@ -56,6 +74,10 @@ public enum NotificationDiagnostics {
                 "\(String(reflecting: type)): a bounded sequence dropped a payload of \(name.rawValue)"
             case .plainPostIgnored:
                 "\(String(reflecting: type)): a plain post of \(name.rawValue) was ignored: the type is typed-only"
+            case .centerAsSender(let fileID, let line):
+                "\(String(reflecting: type)): observed at \(fileID):\(line) with a NotificationCenter as its sender "
+                    + "filter (from:), so it sees only posts sent by that center object; to observe posts in that "
+                    + "center, pass it as in:"
             case .posted(let reached):
                 "\(String(reflecting: type)): posted \(name.rawValue) from \(sender ?? "no sender"), "
                     + "reaching \(reached) typed observer\(reached == 1 ? "" : "s")"
@@ -70,18 +92,51 @@ public enum NotificationDiagnostics {
         init(_ call: @escaping @Sendable (Event) -> Void) { self.call = call }
     }
 
+    /// A ``withHandler(_:operation:)`` scope: its handler, the scope it is nested in, and whether it has ended.
+    ///
+    /// Tasks created in the scope inherit it with the task-local `scope` and may outlive it, so it is marked ended when
+    /// `withHandler` returns, and reports skip it from then on.
+    private final class Scope: Sendable {
+        let handler: Handler
+        /// The scope that was open in the task when this one began.
+        let enclosing: Scope?
+        /// Set once, when `withHandler` returns.
+        private let ended = AtomicWord.make()
+
+        init(_ handler: Handler, enclosing: Scope?) {
+            self.handler = handler
+            self.enclosing = enclosing
+        }
+
+        func end() {
+            ended.store(1)
+        }
+
+        /// This scope if it is still open, or else the innermost open scope around it.
+        var innermostOpen: Scope? {
+            var scope: Scope? = self
+            while let current = scope, current.ended.isSet { scope = current.enclosing }
+            return scope
+        }
+    }
+
     private static let handler = Locked<Handler?>(nil)
     private static let unobservedReports = AtomicWord.make()
     private static let postTraces = AtomicWord.make()
-    /// Whether any ``withHandler(_:operation:)`` scope is active, so that reports outside
-    /// one skip the task-local lookup.
+    /// How many ``withHandler(_:operation:)`` scopes are open, so that reports while none is skip the task-local
+    /// lookup.
     private static let scopes = AtomicWord.make()
-    @TaskLocal private static var scopedHandler: Handler?
+    /// The innermost scope begun in the task or the tasks that created it; it may have ended since.
+    @TaskLocal private static var scope: Scope?
 
     /// Runs `operation` with `handler` receiving the events of posts made in it (in its task and the tasks it
     /// creates, not on other threads), instead of the process-wide handler.
     ///
-    /// For tests that run in parallel: each sees its own events.
+    /// For tests that run in parallel: each sees its own events. The scope is open while `operation` runs, and
+    /// receives the reports of its task and of the tasks created in it, unless a scope nested in it is open there.
+    /// Once `withHandler` returns, no report made afterwards reaches `handler` (one racing with the return on
+    /// another thread may): a task created in the scope that reports later reports to the innermost scope around this
+    /// one that is still open, or, if there is none, to the process-wide handler (see ``setHandler(_:)``).
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -100,12 +155,18 @@ public enum NotificationDiagnostics {
         _ handler: @escaping @Sendable (Event) -> Void,
         operation: () throws -> Result
     ) rethrows -> Result {
+        let scope = Scope(Handler(handler), enclosing: Self.scope)
         scopes.add(1)
-        defer { scopes.add(UInt64.max) }
-        return try $scopedHandler.withValue(Handler(handler), operation: operation)
+        defer {
+            scope.end()
+            scopes.add(UInt64.max)
+        }
+        return try $scope.withValue(scope, operation: operation)
     }
 
     /// As ``withHandler(_:operation:)``, for asynchronous code.
+    ///
+    /// The same rule applies: the scope receives reports while `operation` runs, and never after.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -127,12 +188,19 @@ public enum NotificationDiagnostics {
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> Result
     ) async rethrows -> Result {
+        let scope = Scope(Handler(handler), enclosing: Self.scope)
         scopes.add(1)
-        defer { scopes.add(UInt64.max) }
-        return try await $scopedHandler.withValue(Handler(handler), operation: operation, isolation: isolation)
+        defer {
+            scope.end()
+            scopes.add(UInt64.max)
+        }
+        return try await $scope.withValue(scope, operation: operation, isolation: isolation)
     }
 
     /// Installs `handler`, replacing any previous one; `nil` silences diagnostics again.
+    ///
+    /// It receives every report made outside the open ``withHandler(_:operation:)`` scopes of the reporting task,
+    /// from any thread: posts on threads that are not tasks, and tasks whose scopes have all ended.
     ///
     /// ```swift
     /// NotificationDiagnostics.setHandler { event in print(event) }
@@ -202,9 +270,16 @@ public enum NotificationDiagnostics {
         sender: String? = nil,
         in center: NotificationCenter
     ) {
-        let scoped = scopes.loadRelaxed() == 0 ? nil : scopedHandler
-        guard let handler = scoped ?? handler.withLock({ $0 }) else { return }
+        // No scope open anywhere means none in this task either; an ended scope passes the report on.
+        let scoped = scopes.loadRelaxed() == 0 ? nil : scope?.innermostOpen?.handler
+        let event = Event(kind: kind, type: subject, name: name, center: center, sender: sender)
+        guard let handler = scoped ?? handler.withLock({ $0 }) else {
+            #if DEBUG
+            reportByDefault(event)
+            #endif
+            return
+        }
         LockDiscipline.assertNoLockHeld("calls a diagnostics handler")
-        handler.call(Event(kind: kind, type: subject, name: name, center: center, sender: sender))
+        handler.call(event)
     }
 }

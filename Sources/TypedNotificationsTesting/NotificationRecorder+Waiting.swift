@@ -45,7 +45,8 @@ extension NotificationRecorder {
     /// ```
     ///
     /// - Parameter timeout: How long to wait at most, on the continuous clock; `nil` waits until a post arrives or
-    ///   the task is cancelled. A safety net against a hanging test, not a way to order events.
+    ///   the task is cancelled; `.zero` (or less) does not wait. A safety net against a hanging test, not a way to
+    ///   order events: the wait ends when it elapses, however busy the system.
     /// - Returns: The payload.
     /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if
     ///   `timeout` elapses, or if the recorder is cancelled, before a post arrives. A payload already recorded is
@@ -77,7 +78,8 @@ extension NotificationRecorder {
     /// - Parameters:
     ///   - count: How many posts to wait for; at least 0.
     ///   - timeout: How long to wait at most, on the continuous clock; `nil` waits until the posts arrive or the
-    ///     task is cancelled. A safety net against a hanging test, not a way to order events.
+    ///     task is cancelled; `.zero` (or less) does not wait. A safety net against a hanging test, not a way to
+    ///     order events: the wait ends when it elapses, however busy the system.
     /// - Returns: Every payload recorded when the wait ended, in post order: `count` of them or more.
     /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if
     ///   `timeout` elapses, or if the recorder is cancelled, first.

@@ -200,6 +200,20 @@ enum Notifiable_notificationName_2 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         print(CounterDidChange.notificationName.rawValue)  // "MyApp.CounterDidChange"
+
+        func refresh() {
+            struct Refreshed: Notifiable { let items: Int }
+            print(Refreshed.notificationName.rawValue)  // "MyApp.Refreshed", on every launch
+        }
+
+        func saveDraft() {
+            // Another local `Saved` elsewhere in MyApp would share "MyApp.Saved": this one names itself.
+            struct Saved: Notifiable {
+                static var notificationName: Notification.Name { .init("MyApp.Drafts.Saved") }
+                let id: Int
+            }
+            Saved(id: 1).post()
+        }
     }
 }
 
@@ -601,6 +615,34 @@ enum NotificationDelivery_async_2 {
         let queue = OperationQueue()
         let token = CounterDidChange.observe(delivery: .async(on: queue)) { change in print(change.count) }
         _ = queue
+        _ = token
+    }
+}
+
+// MARK: - Sources/TypedNotifications/NotificationDiagnostics+DebugReports.swift
+
+enum NotificationDiagnostics_DebugReports_checkSenderFilter_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        let center = NotificationCenter()
+        // What `CounterDidChange.observe(from: center) { … }` checks first, in a debug build: reported.
+        NotificationDiagnostics.checkSenderFilter(
+            center, for: CounterDidChange.self, in: .default, file: #fileID, line: #line)
+        _ = center
+    }
+}
+
+// MARK: - Sources/TypedNotifications/NotificationDiagnostics+Testing.swift
+
+enum NotificationDiagnostics_Testing_defaultReportSink_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        let center = NotificationCenter()
+        let token = center.observe(CounterDidChange.self) { _ in }
+        NotificationDiagnostics.defaultReportSink = { message in print("reported: \(message)") }
+        center.post(name: CounterDidChange.notificationName, object: nil)  // debug builds: "reported: …"
+        NotificationDiagnostics.defaultReportSink = nil
+        _ = center
         _ = token
     }
 }

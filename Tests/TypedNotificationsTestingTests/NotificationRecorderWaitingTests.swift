@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import TypedNotifications
 import TypedNotificationsTesting
+
+@testable import TypedNotifications
 
 @Suite struct NotificationRecorderWaitingTests {
     // MARK: - next()
@@ -193,6 +194,134 @@ import TypedNotificationsTesting
         #expect(clock.now - start < .seconds(30))
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func failureMessagesDescribePayloadsOutsideTheRecordersLock() async throws {
+        // Describing a payload runs user code, which must never run under one of the package's locks.
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Described.self, in: center)
+        let locksHeld = Collected<Int>()
+        center.post(Described(locksHeldWhenDescribed: locksHeld))
+
+        let timedOut = try await #require(throws: NotificationWaitError.self) {
+            try await recorder.waitForCount(2, timeout: .milliseconds(1))
+        }
+        #expect(timedOut.description.hasSuffix("1 was posted: Described"))
+
+        let waiting = Task { try await recorder.waitForCount(2, timeout: .safetyNet) }
+        await recorder.untilWaiting(1)
+        recorder.cancel()
+        let cancelled = try await #require(throws: NotificationWaitError.self) { try await waiting.value }
+        #expect(cancelled.description.hasSuffix("1 was posted: Described"))
+
+        #expect(locksHeld.all == [0, 0])
+    }
+
+    // MARK: - Timeouts racing the wait
+
+    /// How many times the racing tests below try; each try is bounded by ``finishes(within:_:)``.
+    private static let racingTries = 2_000
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1)), arguments: [Duration.zero, .nanoseconds(1)])
+    func aTinyTimeoutEndsTheWaitWhicheverComesFirst(timeout: Duration) async throws {
+        // The timer may fire before the wait is set up, or after; on a busy pool, either is common. Both must end the
+        // wait with the timeout error.
+        try await withBusyCooperativePool(tasks: 4) {
+            for attempt in 0..<Self.racingTries {
+                // Locked: written by the guarded task, read here once `finishes` returns.
+                let outcome = Locked<Result<[Saved], any Error>?>(nil)
+                let finished = await finishes(within: 10) {
+                    let recorder = NotificationRecorder(Saved.self, in: NotificationCenter())
+                    let result: Result<[Saved], any Error>
+                    do {
+                        result = .success(
+                            attempt.isMultiple(of: 2)
+                                ? [try await recorder.next(timeout: timeout)]
+                                : try await recorder.waitForCount(1, timeout: timeout)
+                        )
+                    } catch {
+                        result = .failure(error)
+                    }
+                    outcome.withLock { $0 = result }
+                }
+                guard finished else {
+                    Issue.record("try \(attempt): a wait with a timeout of \(timeout) was still waiting after 10 s")
+                    return
+                }
+                let result = outcome.withLock { $0 }
+                let error = try #require(throws: NotificationWaitError.self, "try \(attempt)") { try result?.get() }
+                #expect(error.reason == .timedOut(seconds: Double(timeout.components.attoseconds) / 1e18))
+                #expect(error.expectedCount == 1)
+                #expect(error.postedCount == 0)
+            }
+        }
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func postsRacingTinyTimeoutsAreNeverLostOrRepeated() async throws {
+        // Each `next` either takes the oldest unreturned payload or times out having consumed nothing.
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        let posts = Self.racingTries
+        DispatchQueue.global().async {
+            for id in 0..<posts { center.post(Saved(id: id)) }
+        }
+        var received: [Int] = []
+        var timeouts = 0
+        try await withBusyCooperativePool(tasks: 4) {
+            while received.count < posts, timeouts < 100 * posts {
+                do {
+                    received.append(try await recorder.next(timeout: .nanoseconds(1)).id)
+                } catch let error as NotificationWaitError {
+                    #expect(error.expectedCount == received.count + 1)
+                    timeouts += 1
+                }
+            }
+        }
+        #expect(received == Array(0..<posts))
+    }
+
+    // MARK: - Cancellation racing the wait
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func cancellingAtAnyMomentEndsTheWaitWithCancellationError() async {
+        // The task is cancelled before the wait begins, while it is being set up, or once it is suspended.
+        await withBusyCooperativePool(tasks: 4) {
+            for attempt in 0..<Self.racingTries {
+                let recorder = NotificationRecorder(Saved.self, in: NotificationCenter())
+                let waiting = Task {
+                    if attempt.isMultiple(of: 2) {
+                        _ = try await recorder.next(timeout: .safetyNet)
+                    } else {
+                        _ = try await recorder.waitForCount(1, timeout: .safetyNet)
+                    }
+                }
+                for _ in 0..<(attempt % 5) { await Task.yield() }
+                waiting.cancel()
+                let finished = await finishes(within: 10) {
+                    let result = await waiting.result
+                    #expect(throws: CancellationError.self, "try \(attempt)") { try result.get() }
+                }
+                guard finished else {
+                    Issue.record("try \(attempt): a cancelled wait was still waiting after 10 s")
+                    return
+                }
+                #expect(recorder.isWaitingForNothing, "try \(attempt): the cancelled wait was left registered")
+            }
+        }
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func cancellingAWaitWithoutATimeoutEndsIt() async throws {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        let waiting = Task { try await recorder.waitForCount(1) }
+        await recorder.untilWaiting(1)
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(recorder.isWaitingForNothing)
+    }
+
     // MARK: - waitForCount(_:)
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
@@ -223,5 +352,15 @@ import TypedNotificationsTesting
         center.post(Saved(id: 2))
         #expect(try await all.count == 2)
         #expect(try await recorder.next() == Saved(id: 1))
+    }
+}
+
+/// A payload that notes, each time it is described, how many of the package's locks the describing thread holds.
+private struct Described: Notifiable, CustomStringConvertible {
+    let locksHeldWhenDescribed: Collected<Int>
+
+    var description: String {
+        locksHeldWhenDescribed.append(LockDiscipline.locksHeld)
+        return "Described"
     }
 }

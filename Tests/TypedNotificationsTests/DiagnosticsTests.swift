@@ -23,6 +23,66 @@ import TypedNotifications
         return events.values
     }
 
+    /// As above, for asynchronous code.
+    private func recordingEvents(
+        of center: NotificationCenter,
+        _ body: () async -> Void
+    ) async -> [NotificationDiagnostics.Event] {
+        let events = Recorded<NotificationDiagnostics.Event>()
+        NotificationDiagnostics.setHandler { event in
+            if event.center === center { events.append(event) }
+        }
+        defer { NotificationDiagnostics.setHandler(nil) }
+        await body()
+        return events.values
+    }
+
+    // MARK: - Where reports go
+
+    @Test(arguments: [false, true])
+    func aTaskThatOutlivesItsScopeReportsToTheProcessWideHandler(whileAnotherTaskHasAScopeOpen: Bool) async {
+        let center = NotificationCenter()
+        let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
+        let endedScope = Recorded<NotificationDiagnostics.Event>()
+        let otherScope = Recorded<NotificationDiagnostics.Event>()
+        let recordEnded: @Sendable (NotificationDiagnostics.Event) -> Void = { endedScope.append($0) }
+        let recordOther: @Sendable (NotificationDiagnostics.Event) -> Void = { otherScope.append($0) }
+
+        // Another task's scope, open until the end of the test, if asked for.
+        let (opened, open) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            guard whileAnotherTaskHasAScopeOpen else { return open.finish() }
+            await NotificationDiagnostics.withHandler(recordOther) {
+                open.finish()
+                for await _ in released {}
+            }
+        }
+        for await _ in opened {}
+
+        // A task made in a scope that posts after the scope has ended.
+        let (started, start) = AsyncStream.makeStream(of: Void.self)
+        let leaked = NotificationDiagnostics.withHandler(recordEnded) {
+            Task {
+                for await _ in started {}
+                center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil)
+            }
+        }
+        let processWide = await recordingEvents(of: center) {
+            start.finish()
+            await leaked.value
+        }
+        release.finish()
+        await holder.value
+
+        #expect(endedScope.values.isEmpty, "an ended scope received a report")
+        #expect(otherScope.values.isEmpty, "another task's scope received a report")
+        #expect(processWide.count == 1)
+        withExtendedLifetime(token) {}
+    }
+
+    // MARK: - Reports
+
     @Test func postTraceReportsTypeSenderAndTypedObserversReached() {
         let center = NotificationCenter()
         let first = center.observe(CounterDidChange.self) { _ in }
@@ -112,12 +172,133 @@ import TypedNotifications
         withExtendedLifetime(token) {}
     }
 
-    @Test func diagnosticsAreSilentByDefault() {
+    @Test func withoutAHandlerABadPlainPostIsSkipped() {
         let center = NotificationCenter()
-        let token = center.observe(CounterDidChange.self) { _ in }
-        // No handler installed: a bad post must simply be skipped.
-        center.post(name: CounterDidChange.notificationName, object: nil, userInfo: ["junk": 1])
+        let received = Counter()
+        let token = center.observe(CounterDidChange.self) { _ in received.increment() }
+        // No handler installed: a bad post is skipped (and, in debug builds, reported once to standard error).
+        _ = defaultReports { center.post(name: CounterDidChange.notificationName, object: nil, userInfo: ["junk": 1]) }
+        #expect(received.count == 0)
         withExtendedLifetime(token) {}
+    }
+
+    // MARK: - Debug builds' default reports
+
+    /// What the default reporter writes while `body` runs, instead of writing it to standard error, keeping the
+    /// messages that contain `text`.
+    private func defaultReports(containing text: String = "", _ body: () -> Void) -> [String] {
+        let messages = Recorded<String>()
+        NotificationDiagnostics.defaultReportSink = { message in
+            if message.contains(text) { messages.append(message) }
+        }
+        defer { NotificationDiagnostics.defaultReportSink = nil }
+        body()
+        return messages.values
+    }
+
+    @Test func withoutAHandlerDebugBuildsReportADecodingFailureOncePerTypeAndReason() {
+        let center = NotificationCenter()
+        let token = center.observe(LoudlyDecoded.self) { _ in }
+        let name = LoudlyDecoded.notificationName
+        let reports = defaultReports(containing: String(reflecting: LoudlyDecoded.self)) {
+            for _ in 0..<3 {
+                center.post(name: name, object: nil, userInfo: [:])
+                center.post(name: name, object: nil, userInfo: ["amount": "ten"])
+            }
+        }
+        #if DEBUG
+        let type = String(reflecting: LoudlyDecoded.self)
+        let missing = NotificationDecodingError.missingValue(key: "amount")
+        let mismatch = NotificationDecodingError.typeMismatch(key: "amount", expected: "Int", found: "String")
+        #expect(
+            reports == [
+                "TypedNotifications: \(type): could not decode a plain post of \(name.rawValue): \(missing)"
+                    + Self.reportedOnce,
+                "TypedNotifications: \(type): could not decode a plain post of \(name.rawValue): \(mismatch)"
+                    + Self.reportedOnce,
+            ]
+        )
+        #else
+        #expect(reports.isEmpty)
+        #endif
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func withAHandlerEveryDecodingFailureGoesToItAndNoneToTheDefaultReporter() {
+        let center = NotificationCenter()
+        let token = center.observe(LoudlyDecoded.self) { _ in }
+        var events: [NotificationDiagnostics.Event] = []
+        let reports = defaultReports(containing: String(reflecting: LoudlyDecoded.self)) {
+            events = recordingEvents(of: center) {
+                for _ in 0..<3 { center.post(name: LoudlyDecoded.notificationName, object: nil, userInfo: [:]) }
+            }
+        }
+        #expect(events.count == 3)
+        #expect(reports.isEmpty)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func withoutAHandlerDebugBuildsReportACenterPassedAsSenderOncePerCallSite() {
+        let center = NotificationCenter()
+        let reports = defaultReports(containing: "as its sender filter") {
+            // Three observing calls made at line 10 (in a loop, say), one at line 11.
+            for line: UInt in [10, 10, 10, 11] {
+                NotificationDiagnostics.checkSenderFilter(
+                    center, for: CounterDidChange.self, in: .default, file: #fileID, line: line)
+            }
+            // Not a center, or no filter at all: nothing to report.
+            NotificationDiagnostics.checkSenderFilter(
+                Thermometer(), for: CounterDidChange.self, in: .default, file: #fileID, line: 12)
+            NotificationDiagnostics.checkSenderFilter(
+                nil, for: CounterDidChange.self, in: .default, file: #fileID, line: 13)
+        }
+        #if DEBUG
+        let type = String(reflecting: CounterDidChange.self)
+        let expected = [10, 11].map { line in
+            "TypedNotifications: \(type): observed at \(#fileID):\(line) with a NotificationCenter as its sender filter "
+                + "(from:), so it sees only posts sent by that center object; to observe posts in that center, pass "
+                + "it as in:" + Self.reportedOnce
+        }
+        #expect(reports == expected)
+        #else
+        #expect(reports.isEmpty)
+        #endif
+    }
+
+    @Test func withAHandlerEveryCenterPassedAsSenderGoesToIt() {
+        let center = NotificationCenter()
+        var events: [NotificationDiagnostics.Event] = []
+        let reports = defaultReports(containing: "as its sender filter") {
+            events = recordingEvents(of: .default) {
+                for _ in 0..<2 {
+                    NotificationDiagnostics.checkSenderFilter(
+                        center, for: CounterDidChange.self, in: .default, file: #fileID, line: 7)
+                }
+                NotificationDiagnostics.checkSenderFilter(
+                    Thermometer(), for: CounterDidChange.self, in: .default, file: #fileID, line: 8)
+            }
+        }
+        #expect(reports.isEmpty)
+        #if DEBUG
+        #expect(events.count == 2)
+        for event in events {
+            guard case .centerAsSender(let fileID, let line) = event.kind else {
+                Issue.record("expected .centerAsSender, got \(event)")
+                continue
+            }
+            #expect(fileID == #fileID)
+            #expect(line == 7)
+            #expect(ObjectIdentifier(event.type) == ObjectIdentifier(CounterDidChange.self))
+            #expect(event.name == CounterDidChange.notificationName)
+        }
+        #else
+        #expect(events.isEmpty)
+        #endif
+    }
+
+    /// The end of each default report.
+    private static var reportedOnce: String {
+        " (debug builds report this once; a NotificationDiagnostics handler receives every report)"
     }
 
     // MARK: - Randomised bad input
@@ -192,5 +373,20 @@ import TypedNotifications
     private static func validPayment(in userInfo: [AnyHashable: Any]?) -> BridgingTests.Payment? {
         guard let id = userInfo?["paymentID"] as? String, let amount = userInfo?["amount"] as? Int else { return nil }
         return BridgingTests.Payment(id: id, amount: amount)
+    }
+}
+
+/// A type whose plain posts fail to decode in two ways, for the default reporter's tests only.
+private enum LoudlyDecoded: Notifiable {
+    typealias Payload = Int
+
+    static func payload(from notification: Notification) throws -> Int {
+        guard let amount = notification.userInfo?["amount"] else {
+            throw NotificationDecodingError.missingValue(key: "amount")
+        }
+        guard let cents = amount as? Int else {
+            throw NotificationDecodingError.typeMismatch(key: "amount", expected: "Int", found: "\(type(of: amount))")
+        }
+        return cents
     }
 }

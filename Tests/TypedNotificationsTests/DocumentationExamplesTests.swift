@@ -577,6 +577,8 @@ extension MigratingArticle {
                 print("\(event.name.rawValue) reached \(reached) typed observers")
             case .plainPostIgnored:
                 print("\(event.name.rawValue) is typed-only: a plain post of it was ignored")
+            case .centerAsSender(let fileID, let line):
+                print("\(fileID):\(line) passes a center as the sender filter of \(event.name.rawValue)")
             }
         }
         NotificationDiagnostics.reportsUnobservedPosts = true

@@ -92,6 +92,30 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    @Test func aTaskThatOutlivesANestedScopeReportsToTheEnclosingScope() async {
+        let center = NotificationCenter()
+        let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
+        let outer = Recorded<String>()
+        let inner = Recorded<String>()
+        let recordOuter: @Sendable (NotificationDiagnostics.Event) -> Void = { outer.append($0.name.rawValue) }
+        let recordInner: @Sendable (NotificationDiagnostics.Event) -> Void = { inner.append($0.name.rawValue) }
+        await NotificationDiagnostics.withHandler(recordOuter) {
+            let (started, start) = AsyncStream.makeStream(of: Void.self)
+            let leaked = NotificationDiagnostics.withHandler(recordInner) {
+                Task {
+                    for await _ in started {}
+                    center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil)
+                }
+            }
+            // The inner scope has ended; the outer one is still open.
+            start.finish()
+            await leaked.value
+        }
+        #expect(inner.values.isEmpty, "an ended scope received a report")
+        #expect(outer.values == [BridgingTests.PaymentAccepted.notificationName.rawValue])
+        withExtendedLifetime(token) {}
+    }
+
     @Test func parallelScopesDoNotSeeEachOthersEvents() async {
         let results = await withTaskGroup(of: Int.self) { group in
             for failures in 1...4 {

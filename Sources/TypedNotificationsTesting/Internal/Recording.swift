@@ -1,35 +1,64 @@
 import TypedNotifications
 
-/// The state behind a ``NotificationRecorder``: what was recorded, and the tasks waiting for more.
+/// The state behind a ``NotificationRecorder``: what was recorded, and the waits for more.
 ///
 /// Everything mutable lives in one `Locked`, so recording (on posting threads), reading and waiting (in tasks) are
-/// thread-safe. Waiting tasks suspend on continuations kept in `State.waits`, in arrival order; each is resumed exactly
-/// once, by whichever comes first under the lock: the post it needs, its timeout, its task's cancellation, or the
-/// recorder's cancellation. Continuations are resumed after the lock is released.
+/// thread-safe.
+///
+/// ## Waits
+///
+/// A wait is registered under the lock before anything can end it, so everything that ends one finds it by its id:
+///
+/// 1. `register` serves the wait at once if it can (a payload already recorded), or fails it at once if it cannot
+///    begin (the recorder stopped, the task is cancelled, the timeout is zero); otherwise it appends it to
+///    `State.waits`, in arrival order, as ``Phase/registered``.
+/// 2. Only then does the timer start, and the task suspend, which moves the wait to ``Phase/suspended(_:)``.
+/// 3. Whichever comes first of the post it needs, its timer, its task's cancellation and the recorder's cancellation
+///    ends it, under the lock: a suspended wait is removed and its continuation resumed after the lock is released; a
+///    wait that has not suspended yet keeps its ending (``Phase/ended(_:)``), and its suspension resumes at once.
+///
+/// So a timer that fires before the task suspends still ends the wait, in every interleaving. Failure messages, which
+/// describe payloads and errors (user code), are worded after the lock is released, from a copy of the state.
 final class Recording<Event: Notifiable>: Sendable {
     typealias Payload = Event.Payload
 
-    private enum Waiter {
+    /// What a wait returns: the payload of `next()`, as a one-element array, or every payload, for `waitForCount`.
+    private typealias Continuation = CheckedContinuation<[Payload], any Error>
+
+    private enum Request {
         /// `next()`: the oldest payload it has not returned yet.
-        case next(CheckedContinuation<Payload, any Error>)
+        case next
         /// `waitForCount(_:)`: every payload, once there are at least `count`.
-        case count(Int, CheckedContinuation<[Payload], any Error>)
+        case count(Int)
+    }
 
-        var isNext: Bool {
-            if case .next = self { true } else { false }
-        }
+    /// How a wait ends.
+    private enum Ending {
+        case served([Payload])
+        case failed(WaitFailure)
+    }
 
-        func resumption(throwing error: any Error) -> @Sendable () -> Void {
-            switch self {
-            case .next(let continuation): { continuation.resume(throwing: error) }
-            case .count(_, let continuation): { continuation.resume(throwing: error) }
-            }
+    private enum Phase {
+        /// Registered, its task not suspended yet.
+        case registered
+        /// Its task is suspended on `continuation`.
+        case suspended(Continuation)
+        /// Ended before its task suspended; the suspension resumes at once with this.
+        case ended(Ending)
+
+        var isWaiting: Bool {
+            if case .ended = self { false } else { true }
         }
     }
 
     private struct Wait {
         let id: Int
-        let waiter: Waiter
+        let request: Request
+        var phase: Phase
+
+        var isWaitingNext: Bool {
+            if case .next = request { phase.isWaiting } else { false }
+        }
     }
 
     private struct State {
@@ -41,74 +70,123 @@ final class Recording<Event: Notifiable>: Sendable {
         /// How many payloads `next()` has returned.
         var consumed = 0
         var isRecording = true
+        /// Registered waits, in arrival order: those waiting, and those ended whose task has not suspended yet.
         var waits: [Wait] = []
         var lastWaitID = 0
 
         var payloads: [Payload] { report.matched }
 
-        /// Serves the waits that the current payloads satisfy, in arrival order, and returns their resumptions.
-        mutating func serveWaits() -> [@Sendable () -> Void] {
-            var resumptions: [@Sendable () -> Void] = []
-            var pending: [Wait] = []
-            for wait in waits {
-                switch wait.waiter {
-                case .next(let continuation) where consumed < payloads.count:
-                    let payload = payloads[consumed]
-                    consumed += 1
-                    resumptions.append { continuation.resume(returning: payload) }
-                case .count(let count, let continuation) where payloads.count >= count:
-                    let payloads = payloads
-                    resumptions.append { continuation.resume(returning: payloads) }
-                default:
-                    pending.append(wait)
+        /// The payloads `request` returns if it can be served now; a served `next()` consumes its payload.
+        mutating func serve(_ request: Request) -> [Payload]? {
+            switch request {
+            case .next where consumed < payloads.count:
+                defer { consumed += 1 }
+                return [payloads[consumed]]
+            case .count(let count) where payloads.count >= count:
+                return payloads
+            default:
+                return nil
+            }
+        }
+
+        /// Serves the waits that the current payloads satisfy, in arrival order, and returns the resumptions of those
+        /// that were suspended.
+        mutating func serveWaits() -> [() -> Void] {
+            var resumptions: [() -> Void] = []
+            var index = waits.startIndex
+            while index < waits.endIndex {
+                guard waits[index].phase.isWaiting, let served = serve(waits[index].request) else {
+                    index += 1
+                    continue
+                }
+                if case .suspended(let continuation) = waits[index].phase {
+                    waits.remove(at: index)
+                    resumptions.append { continuation.resume(returning: served) }
+                } else {
+                    waits[index].phase = .ended(.served(served))
+                    index += 1
                 }
             }
-            waits = pending
             return resumptions
         }
 
-        /// Enqueues `wait` unless recording has stopped, in which case the wait fails at once.
-        mutating func enqueue<Value>(_ wait: Wait) -> Result<Value, any Error>? {
-            if isRecording {
-                waits.append(wait)
+        /// Ends wait `id` with `failure`, if it is still waiting, and returns the resumption if it was suspended.
+        mutating func fail(_ id: Int, _ failure: (State, Wait) -> WaitFailure) -> (() -> Void)? {
+            guard let index = waits.firstIndex(where: { $0.id == id }), waits[index].phase.isWaiting else { return nil }
+            let ending = Ending.failed(failure(self, waits[index]))
+            guard case .suspended(let continuation) = waits[index].phase else {
+                waits[index].phase = .ended(ending)
                 return nil
             }
-            return .failure(error(for: wait, reason: .recorderCancelled))
+            waits.remove(at: index)
+            return { Recording.resume(continuation, with: ending) }
         }
 
-        /// Removes wait `id` and returns its error, if it is still waiting; the error is worded while it still waits.
-        mutating func dequeue(_ id: Int, error: (State, Wait) -> any Error) -> (Wait, any Error)? {
-            guard let index = waits.firstIndex(where: { $0.id == id }) else { return nil }
-            let failure = error(self, waits[index])
-            return (waits.remove(at: index), failure)
-        }
-
-        /// The error for a wait that ends without its post, worded from the current state.
-        func error(for wait: Wait, reason: NotificationWaitError.Reason) -> NotificationWaitError {
+        /// The failure for a wait that ends without its post, copied from the current state, to be worded later.
+        func failure(for request: Request, id: Int?, reason: NotificationWaitError.Reason) -> WaitFailure {
             let expected: Int
-            let waitedFor: String
-            switch wait.waiter {
+            let waitedFor: WaitFailure.WaitedFor
+            switch request {
             case .next:
                 // Waiting `next()` calls are served in order, so this one is owed the post after those ahead of it.
-                let ahead = waits.prefix { $0.id != wait.id }.count(where: \.waiter.isNext)
+                let ahead = waits.prefix { $0.id != id }.count(where: \.isWaitingNext)
                 expected = consumed + ahead + 1
-                let sender = filtersBySender ? " from the given sender" : ""
-                waitedFor = "post \(expected) of \(PostReport<Event>.subjectName)\(sender) in next()"
-            case .count(let count, _):
+                waitedFor = .next
+            case .count(let count):
                 expected = count
-                waitedFor = PostReport<Event>.expectation(count, filtersBySender: filtersBySender)
+                waitedFor = .count
             }
-            let cause =
-                switch reason {
-                case .timedOut(let seconds): "Timed out after \(seconds) seconds waiting for \(waitedFor)"
-                case .recorderCancelled: "The recorder was cancelled while waiting for \(waitedFor)"
-                }
-            return NotificationWaitError(
+            return .unserved(
                 reason: reason,
-                expectedCount: expected,
-                postedCount: payloads.count,
-                description: cause + "; " + report.summary
+                waitedFor: waitedFor,
+                expected: expected,
+                filtersBySender: filtersBySender,
+                report: report
             )
+        }
+    }
+
+    /// Why a wait failed, with what its error message needs, copied under the lock and worded outside it.
+    private enum WaitFailure {
+        enum WaitedFor {
+            case next, count
+        }
+
+        case cancelled
+        case unserved(
+            reason: NotificationWaitError.Reason,
+            waitedFor: WaitedFor,
+            expected: Int,
+            filtersBySender: Bool,
+            report: PostReport<Event>
+        )
+
+        /// The error the wait throws; describes payloads and errors, so never call it under the lock.
+        var error: any Error {
+            switch self {
+            case .cancelled:
+                return CancellationError()
+            case .unserved(let reason, let waitedFor, let expected, let filtersBySender, let report):
+                let waited =
+                    switch waitedFor {
+                    case .next:
+                        "post \(expected) of \(PostReport<Event>.subjectName)"
+                            + (filtersBySender ? " from the given sender" : "") + " in next()"
+                    case .count:
+                        PostReport<Event>.expectation(expected, filtersBySender: filtersBySender)
+                    }
+                let cause =
+                    switch reason {
+                    case .timedOut(let seconds): "Timed out after \(seconds) seconds waiting for \(waited)"
+                    case .recorderCancelled: "The recorder was cancelled while waiting for \(waited)"
+                    }
+                return NotificationWaitError(
+                    reason: reason,
+                    expectedCount: expected,
+                    postedCount: report.matched.count,
+                    description: cause + "; " + report.summary
+                )
+            }
         }
     }
 
@@ -123,7 +201,7 @@ final class Recording<Event: Notifiable>: Sendable {
 
     /// Records one post seen by the recorder's ``PostObserver`` and resumes the waits it satisfies.
     func record(_ post: ObservedPost<Event>) {
-        let resumptions: [@Sendable () -> Void] = state.withLock { state in
+        let resumptions: [() -> Void] = state.withLock { state in
             guard state.isRecording else { return [] }
             switch (post.payload, post.isFromObservedSender) {
             case (.success(let payload), true):
@@ -144,14 +222,18 @@ final class Recording<Event: Notifiable>: Sendable {
 
     /// Stops recording for good; waits that can no longer be served throw ``NotificationWaitError``.
     func stop() {
-        let resumptions: [@Sendable () -> Void] = state.withLock { state in
+        let resumptions: [() -> Void] = state.withLock { state in
             guard state.isRecording else { return [] }
             state.isRecording = false
+            // Every failure is worded before any wait leaves the queue, so each `next()` keeps its place in line.
             let failures = state.waits.map {
-                $0.waiter.resumption(throwing: state.error(for: $0, reason: .recorderCancelled))
+                state.failure(for: $0.request, id: $0.id, reason: .recorderCancelled)
             }
-            state.waits = []
-            return failures
+            var resumptions: [() -> Void] = []
+            for (wait, failure) in zip(state.waits, failures) {
+                if let resume = state.fail(wait.id, { _, _ in failure }) { resumptions.append(resume) }
+            }
+            return resumptions
         }
         for resume in resumptions { resume() }
     }
@@ -180,7 +262,8 @@ final class Recording<Event: Notifiable>: Sendable {
         state.withLock { $0.senders }
     }
 
-    /// How many waits are suspended, for tests that must know a wait has begun before they post.
+    /// How many waits are registered, waiting or ended but not yet resumed, for tests that must know a wait has begun
+    /// before they post, or that every wait has left.
     var waitCount: Int {
         state.withLock { $0.waits.count }
     }
@@ -188,72 +271,98 @@ final class Recording<Event: Notifiable>: Sendable {
     // MARK: - Waiting
 
     func next(timeout: Timeout?) async throws -> Payload {
-        try await suspend(timeout: timeout) { state, id, continuation in
-            if state.consumed < state.payloads.count {
-                defer { state.consumed += 1 }
-                return .success(state.payloads[state.consumed])
-            }
-            return state.enqueue(Wait(id: id, waiter: .next(continuation)))
-        }
+        try await wait(for: .next, timeout: timeout)[0]
     }
 
     func waitForCount(_ count: Int, timeout: Timeout?) async throws -> [Payload] {
-        try await suspend(timeout: timeout) { state, id, continuation in
-            if state.payloads.count >= count { return .success(state.payloads) }
-            return state.enqueue(Wait(id: id, waiter: .count(count, continuation)))
-        }
+        try await wait(for: .count(count), timeout: timeout)
     }
 
-    /// Returns the result of `attempt`, which runs under the lock: it returns a result at once, or `nil` after
-    /// enqueueing a wait, which a post, the timeout, or cancellation of the task or of the recorder resumes.
-    private func suspend<Value: Sendable>(
-        timeout: Timeout?,
-        attempt: (inout State, Int, CheckedContinuation<Value, any Error>) -> Result<Value, any Error>?
-    ) async throws -> Value {
-        let id = state.withLock { state in
-            state.lastWaitID += 1
-            return state.lastWaitID
+    /// Registers a wait for `request`, then starts its timer and suspends until something ends it.
+    private func wait(for request: Request, timeout: Timeout?) async throws -> [Payload] {
+        let registration = register(request, timeout: timeout, isCancelled: Task.isCancelled)
+        let id: Int
+        switch registration {
+        case .ended(.served(let payloads)): return payloads
+        case .ended(.failed(let failure)): throw failure.error
+        case .registered(let registered): id = registered
         }
-        guard let timeout else { return try await wait(id, attempt: attempt) }
-        return try await withThrowingTaskGroup(of: Void.self, returning: Value.self) { group in
+        guard let timeout else { return try await suspend(id) }
+        return try await withThrowingTaskGroup(of: Void.self, returning: [Payload].self) { group in
             group.addTask {
-                // The timeout is a safety net, not synchronisation: it only ends a wait that would otherwise hang.
+                // The timeout is a safety net, not synchronisation: it only ends a wait that would otherwise hang. The
+                // wait is registered already, so this ends it whether or not its task has suspended yet.
                 guard (try? await Task.sleep(nanoseconds: timeout.nanoseconds)) != nil else { return }
-                self.fail(id) { state, wait in state.error(for: wait, reason: .timedOut(seconds: timeout.seconds)) }
+                self.fail(id) { state, wait in
+                    state.failure(for: wait.request, id: wait.id, reason: .timedOut(seconds: timeout.seconds))
+                }
             }
             defer { group.cancelAll() }
-            return try await wait(id, attempt: attempt)
+            return try await suspend(id)
         }
     }
 
-    private func wait<Value: Sendable>(
-        _ id: Int,
-        attempt: (inout State, Int, CheckedContinuation<Value, any Error>) -> Result<Value, any Error>?
-    ) async throws -> Value {
+    private enum Registration {
+        case ended(Ending)
+        case registered(id: Int)
+    }
+
+    /// Ends a wait for `request` at once if it can be served, or if it cannot begin; otherwise registers it.
+    private func register(_ request: Request, timeout: Timeout?, isCancelled: Bool) -> Registration {
+        state.withLock { state in
+            if let served = state.serve(request) { return .ended(.served(served)) }
+            if !state.isRecording {
+                return .ended(.failed(state.failure(for: request, id: nil, reason: .recorderCancelled)))
+            }
+            if isCancelled { return .ended(.failed(.cancelled)) }
+            if let timeout, timeout.nanoseconds == 0 {
+                // Its deadline has passed already.
+                let reason = NotificationWaitError.Reason.timedOut(seconds: timeout.seconds)
+                return .ended(.failed(state.failure(for: request, id: nil, reason: reason)))
+            }
+            state.lastWaitID += 1
+            state.waits.append(Wait(id: state.lastWaitID, request: request, phase: .registered))
+            return .registered(id: state.lastWaitID)
+        }
+    }
+
+    /// Suspends the task on registered wait `id` until it ends; resumes at once if it ended already.
+    private func suspend(_ id: Int) async throws -> [Payload] {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let immediate: Result<Value, any Error>? = state.withLock { state in
-                    if let result = attempt(&state, id, continuation) { return result }
-                    // Cancelled before the wait was enqueued: the cancellation handler found nothing to resume.
-                    if Task.isCancelled, state.dequeue(id, error: { _, _ in CancellationError() }) != nil {
-                        return .failure(CancellationError())
+            try await withCheckedThrowingContinuation { (continuation: Continuation) in
+                let ending: Ending? = state.withLock { state in
+                    guard let index = state.waits.firstIndex(where: { $0.id == id }) else {
+                        preconditionFailure("a registered wait left before its task suspended")
                     }
-                    return nil
+                    switch state.waits[index].phase {
+                    case .registered:
+                        state.waits[index].phase = .suspended(continuation)
+                        return nil
+                    case .ended(let ending):
+                        state.waits.remove(at: index)
+                        return ending
+                    case .suspended:
+                        preconditionFailure("a wait suspended twice")
+                    }
                 }
-                if let immediate { continuation.resume(with: immediate) }
+                if let ending { Self.resume(continuation, with: ending) }
             }
         } onCancel: {
-            fail(id) { _, _ in CancellationError() }
+            fail(id) { _, _ in .cancelled }
         }
     }
 
-    /// Resumes wait `id` with an error, if it is still waiting.
-    private func fail(_ id: Int, error: @Sendable (State, Wait) -> any Error) {
-        let resume: (@Sendable () -> Void)? = state.withLock { state in
-            guard let (wait, failure) = state.dequeue(id, error: error) else { return nil }
-            return wait.waiter.resumption(throwing: failure)
-        }
+    /// Ends wait `id` with a failure, if it is still waiting.
+    private func fail(_ id: Int, failure: @Sendable (State, Wait) -> WaitFailure) {
+        let resume = state.withLock { state in state.fail(id, failure) }
         resume?()
+    }
+
+    private static func resume(_ continuation: Continuation, with ending: Ending) {
+        switch ending {
+        case .served(let payloads): continuation.resume(returning: payloads)
+        case .failed(let failure): continuation.resume(throwing: failure.error)
+        }
     }
 }
 

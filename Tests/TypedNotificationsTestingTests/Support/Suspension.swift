@@ -18,3 +18,10 @@ extension Duration {
     /// failure, and a passing test never waits for it.
     static var safetyNet: Duration { .seconds(10) }
 }
+
+extension NotificationRecorder {
+    /// Whether no wait is registered on the recorder: every wait that began has ended and left nothing behind.
+    var isWaitingForNothing: Bool {
+        recording.waitCount == 0
+    }
+}
