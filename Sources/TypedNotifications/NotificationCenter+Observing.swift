@@ -199,7 +199,10 @@ extension NotificationCenter {
         kind: TypedObservation.Delivery? = nil,
         onEnd: (@Sendable () -> Void)? = nil
     ) -> Subscription<Event> {
-        ObserverRegistry.shared.add(subject, in: self, on: executor) { channel, target in
+        // A center given as the sender filter (`observe(from: center)` for `in: center`) never fires: reported in
+        // debug builds.
+        NotificationDiagnostics.checkSenderFilter(sender, for: subject, in: self, site: site)
+        return ObserverRegistry.shared.add(subject, in: self, on: executor) { channel, target in
             Subscription<Event>(
                 channel: channel,
                 sender: sender,

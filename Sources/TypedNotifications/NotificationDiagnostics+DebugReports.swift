@@ -41,9 +41,21 @@ extension NotificationDiagnostics {
         file: StaticString,
         line: UInt
     ) {
+        checkSenderFilter(sender, for: subject, in: center, site: ObservationSite(fileID: file, line: line))
+    }
+
+    /// As ``checkSenderFilter(_:for:in:file:line:)``, with the call site as the registration keeps it; what every
+    /// observing call runs before it registers.
+    @usableFromInline
+    static func checkSenderFilter<Observed: Notifiable>(
+        _ sender: AnyObject?,
+        for subject: Observed.Type,
+        in center: NotificationCenter,
+        site: ObservationSite
+    ) {
         #if DEBUG
         guard sender is NotificationCenter else { return }
-        let kind = Event.Kind.centerAsSender(fileID: "\(file)", line: Int(line))
+        let kind = Event.Kind.centerAsSender(fileID: site.fileID, line: Int(site.line))
         report(kind, for: subject, name: subject.notificationName, in: center)
         #endif
     }

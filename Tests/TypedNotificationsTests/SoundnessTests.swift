@@ -313,6 +313,27 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    // MARK: - Loud in debug builds
+
+    /// `Type.observe(from: center)`, a typo for `in: center`, compiles and never fires: debug builds report it.
+    @Test func aCenterGivenAsTheSenderFilterIsReportedInDebugBuilds() {
+        let center = NotificationCenter()
+        let reports = Recorded<String>()
+        let handler: @Sendable (NotificationDiagnostics.Event) -> Void = { event in
+            if case .centerAsSender(let fileID, _) = event.kind { reports.append(fileID) }
+        }
+        NotificationDiagnostics.withHandler(handler) {
+            let mistaken = Tick.observe(from: center, in: center) { _ in }
+            let intended = Tick.observe(in: center) { _ in }
+            withExtendedLifetime((mistaken, intended)) {}
+        }
+        #if DEBUG
+        #expect(reports.values == ["TypedNotificationsTests/SoundnessTests.swift"])
+        #else
+        #expect(reports.values.isEmpty, "only debug builds check")
+        #endif
+    }
+
     // MARK: - Types sharing a name
 
     struct SharedNameA: Notifiable {

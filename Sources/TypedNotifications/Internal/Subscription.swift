@@ -301,6 +301,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 struct ObservationSite: @unchecked Sendable {
     /// The UTF-8 bytes of a `#fileID` literal, which the compiler ends with a NUL byte, as every string literal.
     private let start: UnsafePointer<UInt8>
+    @usableFromInline
     let line: UInt32
 
     @usableFromInline
@@ -310,6 +311,7 @@ struct ObservationSite: @unchecked Sendable {
         self.line = UInt32(truncatingIfNeeded: line)
     }
 
+    @usableFromInline
     var fileID: String {
         String(cString: start)
     }
