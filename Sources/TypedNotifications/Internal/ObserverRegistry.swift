@@ -332,9 +332,7 @@ extension ObserverRegistry.Snapshot {
         from sender: AnyObject?,
         isolation: (any Actor)?
     ) {
-        // The targets reached so far, and those of them whose observers run during this post.
-        var dispatched: [DeliveryTarget] = []
-        var runningNow: [DeliveryTarget] = []
+        var targets = PostTargets()
         for subscription in subscriptions {
             // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
@@ -342,15 +340,33 @@ extension ObserverRegistry.Snapshot {
                 subscription.deliver(payload, from: sender, cancellationsSeen: cancellations)
                 continue
             }
-            if !dispatched.contains(where: { $0 === target }) {
-                dispatched.append(target)
-                if target.dispatch(payload, to: subscriptions, from: sender, isolation: isolation) {
-                    runningNow.append(target)
-                }
+            let runsNow = targets.runsNow(target) {
+                target.dispatch(payload, to: subscriptions, from: sender, isolation: isolation)
             }
-            if runningNow.contains(where: { $0 === target }) {
-                subscription.runOnTarget(payload, from: sender, cancellationsSeen: cancellations)
-            }
+            if runsNow { subscription.runOnTarget(payload, from: sender, cancellationsSeen: cancellations) }
         }
+    }
+}
+
+/// The targets one post has reached so far, and whether each runs its observers during the post: usually none or one
+/// (the main actor), kept without allocating; more in an array.
+@usableFromInline
+struct PostTargets {
+    @usableFromInline
+    var first: (target: DeliveryTarget, runsNow: Bool)?
+    @usableFromInline
+    var others: [(target: DeliveryTarget, runsNow: Bool)] = []
+
+    @usableFromInline
+    init() {}
+
+    /// Whether `target`'s observers run during the post; `dispatch` hands the post to it the first time.
+    @inlinable
+    mutating func runsNow(_ target: DeliveryTarget, dispatch: () -> Bool) -> Bool {
+        if let first, first.target === target { return first.runsNow }
+        if let other = others.first(where: { $0.target === target }) { return other.runsNow }
+        let runsNow = dispatch()
+        if first == nil { first = (target, runsNow) } else { others.append((target, runsNow)) }
+        return runsNow
     }
 }
