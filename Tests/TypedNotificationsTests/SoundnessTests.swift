@@ -290,6 +290,59 @@ import Testing
         #expect(largest <= 64, "the slots of taken items are given back")
     }
 
+    final class Heavy: Sendable {}
+
+    struct Carrying: Notifiable {
+        let heavy: Heavy
+    }
+
+    /// A target's queue is shared by its observers: cancelling one drops (and releases) what is queued for it, and
+    /// leaves the others' deliveries in place.
+    @Test func cancellingAQueueObserverReleasesItsQueuedPayloadsAndKeepsTheOthers() async {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "blocked")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let kept = Recorded<Int>()
+        let done = Signal()
+        let cancelled = center.observe(Carrying.self, delivery: .async(on: queue)) { _ in kept.append(-1) }
+        let other = center.observe(Carrying.self, delivery: .async(on: queue)) { _ in
+            kept.append(1)
+            done.fire()
+        }
+        weak var heavy: Heavy?
+        do {
+            let posted = Heavy()
+            heavy = posted
+            center.post(Carrying(heavy: posted))
+        }
+        #expect(heavy != nil, "queued for both observers")
+        cancelled.cancel()
+        #expect(heavy != nil, "still queued for the other observer")
+        gate.signal()
+        await done.wait()
+        #expect(kept.values == [1])
+        withExtendedLifetime(other) {}
+    }
+
+    @Test func cancellingReleasesWhatIsQueuedAtOnce() {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "blocked")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let token = center.observe(Carrying.self, delivery: .async(on: queue)) { _ in }
+        weak var heavy: Heavy?
+        do {
+            let posted = Heavy()
+            heavy = posted
+            center.post(Carrying(heavy: posted))
+        }
+        #expect(heavy != nil)
+        token.cancel()
+        #expect(heavy == nil, "released by cancel(), not when the queue gets to it")
+        gate.signal()
+    }
+
     // MARK: - Async observers keep no sender
 
     @Test func asyncObserverDoesNotKeepTheSenderAlive() async {

@@ -197,6 +197,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 
     override func discardPending() {
         mailbox?.discardPending()
+        target?.discardPending(for: self)
     }
 
     override func didEnd() {
