@@ -139,6 +139,9 @@ extension Notifiable {
     @inlinable
     public static func userInfo(for payload: Payload) -> [AnyHashable: Any]? {
         if Payload.self == Void.self { return nil }
-        return [Notification.typedPayloadKey: payload]
+        // Not a literal: inserting into an empty dictionary copies no (key, value) tuple through value witnesses.
+        var userInfo = [AnyHashable: Any](minimumCapacity: 1)
+        userInfo[Notification.typedPayloadKey] = payload
+        return userInfo
     }
 }

@@ -31,8 +31,8 @@ public struct TypedObservation: Sendable, Hashable, CustomStringConvertible, Cus
         /// A Combine publisher's subscription.
         case publisher
 
-        /// How an observation with `executor` and `handler` delivers.
-        @usableFromInline
+        /// How an observation with `executor` and `handler` delivers; inlinable, so that it is specialised.
+        @inlinable
         init(_ executor: DeliveryTarget.Executor?, _ handler: Handler<some Sendable>) {
             switch executor {
             case nil:

@@ -66,8 +66,9 @@ enum FoundationBridge {
     /// Posts a typed notification to Foundation for plain observers, with a record that lets the bridges of `subject`
     /// on `center` skip it.
     ///
-    /// - Parameter observed: Whether the post found typed observers: only then, and only where Foundation copies
-    ///   `userInfo`, does it carry a mark (without typed observers there is no bridge that Foundation calls for it).
+    /// - Parameter observed: Whether the post found typed observers. Without them it needs no record: the type has no
+    ///   bridge on `center`, and one registered during the post is not called for it (Foundation's snapshot of its
+    ///   observers; see the Guarantees article).
     @usableFromInline
     static func post(
         name: Notification.Name,
@@ -78,6 +79,10 @@ enum FoundationBridge {
         in center: NotificationCenter
     ) {
         LockDiscipline.assertNoLockHeld("posts")
+        guard observed else {
+            center.post(name: name, object: sender, userInfo: PlatformBridging.postable(userInfo))
+            return
+        }
         var record = PostRecord(
             subject: subject,
             center: ObjectIdentifier(center),
@@ -86,7 +91,7 @@ enum FoundationBridge {
             previous: tn_post_frame()
         )
         if var userInfo = consume userInfo {
-            if observed, PlatformBridging.foundationCopiesUserInfo {
+            if PlatformBridging.foundationCopiesUserInfo {
                 let mark = Int(truncatingIfNeeded: nextMark.add(1))
                 userInfo[Notification.typedPostKey] = mark
                 record.mark = mark
@@ -193,7 +198,11 @@ enum FoundationBridge {
 enum StorageIdentity {
     static func same(_ lhs: [AnyHashable: Any], _ rhs: [AnyHashable: Any]) -> Bool {
         withUnsafeBytes(of: lhs) { left in
-            withUnsafeBytes(of: rhs) { right in left.elementsEqual(right) }
+            withUnsafeBytes(of: rhs) { right in
+                // One word: compared as one (a generic byte comparison costs about 250 instructions).
+                guard left.count == MemoryLayout<UInt>.size else { return left.elementsEqual(right) }
+                return left.load(as: UInt.self) == right.load(as: UInt.self)
+            }
         }
     }
 }

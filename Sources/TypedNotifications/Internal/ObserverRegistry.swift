@@ -35,9 +35,7 @@ final class ObserverRegistry: Sendable {
         var targets: [DeliveryTarget.Key: (target: DeliveryTarget, users: Int)] = [:]
 
         /// The shared target for `executor` on the center `centerID`, counted as used by one more observation.
-        mutating func useTarget(_ executor: DeliveryTarget.Executor?, on centerID: ObjectIdentifier) -> DeliveryTarget?
-        {
-            guard let executor else { return nil }
+        mutating func useTarget(_ executor: DeliveryTarget.Executor, on centerID: ObjectIdentifier) -> DeliveryTarget {
             let target = DeliveryTarget(executor, center: centerID)
             if let (existing, users) = targets[target.key], existing.serves(executor) {
                 targets[target.key] = (existing, users + 1)
@@ -49,8 +47,8 @@ final class ObserverRegistry: Sendable {
         }
 
         /// Counts one observation of `target` less, dropping the entry with the last.
-        mutating func releaseTarget(_ target: DeliveryTarget?) {
-            guard let target, let (existing, users) = targets[target.key], existing === target else { return }
+        mutating func releaseTarget(_ target: DeliveryTarget) {
+            guard let (existing, users) = targets[target.key], existing === target else { return }
             targets[target.key] = users > 1 ? (existing, users - 1) : nil
         }
     }
@@ -78,7 +76,7 @@ final class ObserverRegistry: Sendable {
 
     /// What a registration that may have ended observers leaves to do once the lock is released.
     private struct Cleanup {
-        /// Observers removed under the lock because their center went, released after it and told so.
+        /// Observers removed under the lock, released after it.
         var ended: [AnySubscription] = []
         /// The Foundation observer of a channel dropped under the lock, and the channel, removed after it.
         var bridge: (BridgeRegistration, AnyChannel)?
@@ -89,7 +87,7 @@ final class ObserverRegistry: Sendable {
             if let (bridge, channel) = bridge, let center = channel.center {
                 FoundationBridge.removeBridgeObserver(bridge, from: center)
             }
-            for subscription in ended { subscription.didEnd() }
+            withExtendedLifetime(ended) {}
         }
     }
 
@@ -175,7 +173,8 @@ final class ObserverRegistry: Sendable {
                 } else {
                     return .needsChannel(entry.name)
                 }
-                let subscription = makeSubscription(channel, state.useTarget(executor, on: channel.centerID))
+                let target = executor.map { state.useTarget($0, on: channel.centerID) }
+                let subscription = makeSubscription(channel, target)
                 channel.subscriptions.append(subscription)
                 if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
                 return .added(subscription, sweeps: channel.ownerBoundCount > 0)
@@ -220,7 +219,7 @@ final class ObserverRegistry: Sendable {
                 channel.subscriptions.remove(at: index)
                 if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
             }
-            state.releaseTarget(subscription.target)
+            if let target = subscription.target { state.releaseTarget(target) }
             Self.dropIfEmpty(channel, from: &state, into: &cleanup)
             return true
         }
@@ -257,19 +256,21 @@ final class ObserverRegistry: Sendable {
     /// Drops `channel` and releases its observers, if it is still registered: Foundation let its bridge go without
     /// the package removing it, so its center is being deallocated. Called by ``BridgeRegistration``'s `deinit`.
     func bridgeEnded(_ channel: AnyChannel) {
-        var cleanup = Cleanup()
-        state.withLock { state in
-            guard state.types[channel.subject]?.remove(channel) == true else { return }
+        let ended: [AnySubscription] = state.withLock { state in
+            guard state.types[channel.subject]?.remove(channel) == true else { return [] }
             for subscription in channel.subscriptions {
                 Self.end(subscription)
-                state.releaseTarget(subscription.target)
+                if let target = subscription.target { state.releaseTarget(target) }
             }
-            cleanup.ended = channel.subscriptions
-            channel.subscriptions = []
-            channel.ownerBoundCount = 0
-            channel.bridge = nil
+            defer {
+                channel.subscriptions = []
+                channel.ownerBoundCount = 0
+                channel.bridge = nil
+            }
+            return channel.subscriptions
         }
-        cleanup.run()
+        // Outside the lock: a sequence finishes here, and releasing an observer can run any deinitialiser.
+        for subscription in ended { subscription.didEnd() }
     }
 
     // MARK: - Introspection, for tests
@@ -332,6 +333,7 @@ extension ObserverRegistry.Snapshot {
         from sender: AnyObject?,
         isolation: (any Actor)?
     ) {
+        if subscriptions.isEmpty { return }
         var targets = PostTargets()
         for subscription in subscriptions {
             // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
