@@ -106,6 +106,46 @@ import Testing
         withExtendedLifetime((own, tokens)) {}
     }
 
+    /// Where Foundation would keep a dead center's observers (simulated by holding the package's Foundation observer, so
+    /// that its channel outlives the center), the package checks each channel's center itself: a new center at the dead
+    /// one's address still inherits nothing. The probe says whether this Foundation releases them.
+    @Test func newCenterAtADeadCentersAddressInheritsNothingWhateverFoundationDoes() throws {
+        #expect(CenterIdentity.foundationReleasesObserversOfDeadCenters, "Swift's Foundation releases them")
+        TestHooks.checksCenterIdentity = true
+        defer { TestHooks.checksCenterIdentity = false }
+        let calls = Counter()
+        var kept: [(NotificationToken, BridgeRegistration?)] = []
+        var reused: NotificationCenter?
+        for _ in 0..<20 where reused == nil {
+            var center: NotificationCenter? = NotificationCenter()
+            let address = ObjectIdentifier(center!)
+            let token = center!.observe(Tick.self) { _ in calls.increment() }
+            kept.append((token, ObserverRegistry.shared.bridge(of: Tick.self, in: center!)))
+            center = nil
+            var others: [NotificationCenter] = []  // kept, so that each attempt gets another block
+            for _ in 0..<2_000 {
+                let candidate = NotificationCenter()
+                if ObjectIdentifier(candidate) == address {
+                    reused = candidate
+                    break
+                }
+                others.append(candidate)
+            }
+        }
+        guard let reused else {
+            #expect(TestEnvironment.isAddressSanitized, "no new center took a dead one's address in 20 tries")
+            return
+        }
+        #expect(ObserverRegistry.shared.registrationCounts(in: reused) == (0, 0))
+        reused.post(Tick(id: 1))
+        #expect(calls.value == 0, "the dead center's observer was not called")
+        let own = reused.observe(Tick.self) { _ in calls.increment() }
+        reused.post(Tick(id: 2))
+        reused.post(name: Tick.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: Tick(id: 3)])
+        #expect(calls.value == 2, "the new center's own observer gets typed and plain posts")
+        withExtendedLifetime((own, kept)) {}
+    }
+
     /// Centers made, observed in every way, and dropped, over and over: none stays alive, no handler survives, and the
     /// registry holds no channel for any of them.
     @Test func droppedCentersLeaveNothingBehind() {

@@ -275,6 +275,13 @@ final class ObserverRegistry: Sendable {
 
     // MARK: - Introspection, for tests
 
+    /// The Foundation observer of `subject`'s channel on `center`, for the test that simulates a Foundation that keeps
+    /// a dead center's observers (by holding it, so that the channel outlives its center).
+    func bridge<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> BridgeRegistration? {
+        let channel = state.withLock { state in state.types[ObjectIdentifier(subject)]?.channel(in: center) }
+        return channel?.bridge
+    }
+
     /// How many channels the registry holds for `subject`, on every center; for tests that check that dead centers
     /// leave none.
     func channelCount<Event: Notifiable>(of subject: Event.Type) -> Int {

@@ -285,3 +285,57 @@ enum LockDiscipline {
         #endif
     }
 }
+
+// MARK: - Centers that die (probed)
+
+/// Whether a center's channel must be checked against the center itself, not only its identity.
+///
+/// When a center is deallocated, Foundation releases its observers' blocks, and with them the package's bridges,
+/// which drop the center's channels before its memory can be reused (see ``BridgeRegistration``); a channel found by
+/// the center's identity is then always the center's own. Swift's Foundation does so, and so, surely, does Apple's,
+/// but nothing documents it: this is found out once per process, by letting a center with an observer go and seeing
+/// whether the observer's block is released. Where it is not, every lookup also loads the channel's weak reference
+/// to its center (about 120 instructions: a weak load and a release through the center's side table), so that a new
+/// center at a dead one's address never finds the dead one's observers.
+enum CenterIdentity {
+    /// Whether lookups load the weak reference; `false` where Foundation releases a dead center's observers.
+    @usableFromInline
+    static var isChecked: Bool {
+        #if DEBUG
+        if TestHooks.checksCenterIdentity { return true }
+        #endif
+        return !foundationReleasesObserversOfDeadCenters
+    }
+
+    static let foundationReleasesObserversOfDeadCenters: Bool = {
+        let released = AtomicWord.make()
+        let probe = ReleaseProbe { _ = released.set() }
+        #if canImport(Darwin)
+        autoreleasepool { observeAndDrop(holding: probe) }
+        #else
+        observeAndDrop(holding: probe)
+        #endif
+        _ = consume probe
+        return released.isSet
+    }()
+
+    /// A center with an observer whose block holds `probe`, let go without removing the observer.
+    private static func observeAndDrop(holding probe: ReleaseProbe) {
+        let center = NotificationCenter()
+        _ = center.addObserver(forName: .init("TypedNotifications.probe"), object: nil, queue: nil) { _ in
+            withExtendedLifetime(probe) {}
+        }
+    }
+
+    /// Calls `onRelease` when deallocated.
+    private final class ReleaseProbe: Sendable {
+        let onRelease: @Sendable () -> Void
+
+        init(_ onRelease: @escaping @Sendable () -> Void) {
+            self.onRelease = onRelease
+        }
+
+        deinit { onRelease() }
+    }
+}
+

@@ -23,6 +23,15 @@ package enum TestHooks {
         if removed != nil { installed.add(UInt64.max) }
     }
 
+    /// While set, lookups check a channel's center itself, as where Foundation keeps a dead center's observers (see
+    /// ``CenterIdentity``); for the test that simulates such a Foundation.
+    private static let centerChecks = AtomicWord.make()
+
+    package static var checksCenterIdentity: Bool {
+        get { centerChecks.isSet }
+        set { centerChecks.store(newValue ? 1 : 0) }
+    }
+
     static func didLoadOwner(_ owner: AnyObject) {
         guard installed.load() != 0 else { return }
         let hook = ownerLoads.withLock { $0[ObjectIdentifier(owner)] }

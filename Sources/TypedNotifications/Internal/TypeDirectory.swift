@@ -21,11 +21,13 @@ final class TypeRecord: @unchecked Sendable {
     /// The channel of `center`, never a dead center's at the same address: only under the registry's lock, with
     /// `center` held by the caller.
     ///
-    /// The channel's weak reference is loaded only when the identity is `center`'s: it is then `center` itself, which
-    /// the caller holds (so releasing the load cannot deallocate it under the lock), or `nil`, when the channel
-    /// belongs to a dead center whose Foundation observer was never released.
+    /// By identity, where Foundation releases a dead center's observers (and so the package drops its channels before
+    /// the address can be reused; see ``CenterIdentity``). Elsewhere the channel's weak reference is loaded too, only
+    /// when the identity is `center`'s: it is then `center` itself, which the caller holds (so releasing the load
+    /// cannot deallocate it under the lock), or `nil`, when the channel belongs to a dead center.
     func channel(in center: NotificationCenter) -> AnyChannel? {
         let id = ObjectIdentifier(center)
+        guard CenterIdentity.isChecked else { return channels.first { $0.centerID == id } }
         return channels.first { $0.centerID == id && $0.center === center }
     }
 
