@@ -51,7 +51,7 @@ import Testing
 
     /// The same on one `DispatchQueue` (serial or not: each queue object serves its observers one at a time) and on
     /// one actor.
-    @Test(arguments: ["serial queue", "concurrent queue", "operation queue", "actor"])
+    @Test(arguments: ["serial queue", "concurrent queue", "operation queue", "main queue", "actor"])
     func observersOfOneTargetSeeThePostOrder(target: String) async {
         let center = NotificationCenter()
         let log = Recorded<String>()
@@ -78,11 +78,14 @@ import Testing
                 switch target {
                 case "serial queue": .async(on: DispatchQueue(label: "order"))
                 case "concurrent queue": .async(on: DispatchQueue(label: "order", attributes: .concurrent))
+                case "main queue": .async(on: DispatchQueue.main)
                 default: .async(on: OperationQueue())
                 }
+            // The main queue read again for the second observer: one queue, whatever object the read returns.
+            let second: NotificationDelivery = target == "main queue" ? .async(on: DispatchQueue.main) : delivery
             tokens = [
                 center.observe(Play.self, delivery: delivery) { record("play \($0)") },
-                center.observe(Pause.self, delivery: delivery) { record("pause \($0)") },
+                center.observe(Pause.self, delivery: second) { record("pause \($0)") },
             ]
             await post(total, in: center)
             await done.wait()

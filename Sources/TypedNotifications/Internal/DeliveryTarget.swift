@@ -7,17 +7,16 @@ public import Foundation
 /// say) stay independent; the observers of one center on one target see one order.
 ///
 /// **One order per target.** A post queues its payload for all of a target's observers in one step (one lock round
-/// trip, when it reaches the first of them in registration order), and the target runs its FIFO in order, so every observer on a target sees the posts in one global order,
-/// whatever threads they come from. A post made on the target's own actor runs what is queued first, then delivers
-/// itself during the post (``takeBacklog()``), unless more than ``batchLimit`` items are queued: then it is queued
-/// behind them, so a post never runs an unbounded backlog. Whether a `DispatchQueue` is serial cannot be asked, so
+/// trip, when it reaches the first of them in registration order), and the target runs its FIFO in order, one entry at
+/// a time, so every observer on a target sees the posts in one global order, whatever threads they come from, and no
+/// two of its handlers ever run at once. A post made on the target's own actor then runs the FIFO up to its own
+/// entries before it returns (see ``dispatch(_:to:from:isolation:)``), unless more than ``batchLimit`` entries wait or
+/// a handler of the target is running: then it stays queued. Whether a `DispatchQueue` is serial cannot be asked, so
 /// each queue object is one target and its observers are served one at a time. The main actor and
 /// `DispatchQueue.main` are two targets.
 ///
-/// At most one drain is scheduled at a time; it runs at most ``batchLimit`` items, then schedules itself again behind
-/// whatever else its executor has, instead of looping for as long as producers outpace it. It takes one item at a
-/// time, so a post made from inside a handler (on the target's actor) runs what is still queued before it, and the
-/// drain then goes on with what is left: nobody sees the order change.
+/// At most one drain is scheduled at a time; it runs at most ``batchLimit`` entries, then schedules itself again
+/// behind whatever else its executor has, instead of looping for as long as producers outpace it.
 ///
 /// The registry makes one target per center and queue or actor, and counts the observations that use it (see
 /// ``ObserverRegistry``), so targets are found by identity under its lock, without loading a weak reference.
@@ -41,11 +40,27 @@ final class DeliveryTarget: Sendable {
         let subscription: AnySubscription
         let payload: Any
         let sender: AnyObject?
+
+        /// On the target; the subscription checks that it is still active.
+        func run() {
+            subscription.runQueued(payload, sender: sender)
+        }
     }
 
     private struct State {
-        var queue = FIFO<Entry>()
+        /// Each entry with its number: entries are numbered in queue order, so that a post made on the target's
+        /// actor can run the queue up to its own last entry and no further.
+        var queue = FIFO<(number: UInt64, entry: Entry)>()
+        var lastNumber: UInt64 = 0
+        /// Whether a drain is scheduled (or running).
         var isScheduled = false
+        /// Whether a handler of this target is running, on its executor.
+        var isRunning = false
+
+        mutating func append(_ entry: Entry) {
+            lastNumber &+= 1
+            queue.append((lastNumber, entry))
+        }
     }
 
     /// The most items a drain runs before it yields its executor, and the longest backlog a post made on the target's
@@ -71,14 +86,22 @@ final class DeliveryTarget: Sendable {
             switch executor {
             case .mainActor: nil
             case .actor(let actor): actor.id
-            case .dispatch(let queue): ObjectIdentifier(queue)
+            case .dispatch(let queue):
+                PlatformQueues.isMain(queue) ? PlatformQueues.mainQueueIdentity : ObjectIdentifier(queue)
             case .operation(let queue): ObjectIdentifier(queue)
             }
         key = Key(center: center, executor: id)
     }
 
-    var isMainActor: Bool {
-        if case .mainActor = executor { true } else { false }
+    /// Whether handlers run on the main thread: the main actor, `DispatchQueue.main` or `OperationQueue.main`. An
+    /// owner of such an observation (a view model, a view controller) is loaded only there.
+    var isMain: Bool {
+        switch executor {
+        case .mainActor: true
+        case .actor: false
+        case .dispatch(let queue): PlatformQueues.isMain(queue)
+        case .operation(let queue): queue === OperationQueue.main
+        }
     }
 
     /// Whether this is the target of `executor`: for an actor, the same actor and not a dead one at its address.
@@ -87,7 +110,8 @@ final class DeliveryTarget: Sendable {
         switch (executor, other) {
         case (.mainActor, .mainActor): true
         case (.actor(let mine), .actor(let theirs)): mine.id == theirs.id && mine.actor === theirs.actor
-        case (.dispatch(let mine), .dispatch(let theirs)): mine === theirs
+        case (.dispatch(let mine), .dispatch(let theirs)):
+            mine === theirs || (PlatformQueues.isMain(mine) && PlatformQueues.isMain(theirs))
         case (.operation(let mine), .operation(let theirs)): mine === theirs
         default: false
         }
@@ -107,53 +131,46 @@ final class DeliveryTarget: Sendable {
 
     // MARK: - Posting
 
-    /// Hands one post to this target's observers among `subscriptions`, in one step; returns whether they run during
-    /// the post instead (it is made on the target's actor, whose backlog has then just run).
+    /// Hands one post to this target's observers among `subscriptions`, in one step (a post calls it when it reaches
+    /// the target's first observer in registration order).
     ///
-    /// A post calls it when it reaches the target's first observer in registration order.
+    /// A post made on the target's actor then runs the queue up to and including its own deliveries, one at a time,
+    /// before it returns: so code that posts on the main actor and then reads main-actor state sees it updated, and
+    /// what was queued before runs first. It does not when more than ``batchLimit`` deliveries wait (a post never runs
+    /// an unbounded backlog), nor when a handler of this target is running (the post was made from inside it): the
+    /// post is then only queued, behind what waits, and runs when the handler has returned. So all of a target's
+    /// observers see one order, and no handler is re-entered.
     @usableFromInline
     func dispatch<Payload: Sendable>(
         _ payload: Payload,
         to subscriptions: [AnySubscription],
         from sender: AnyObject?,
         isolation: (any Actor)?
-    ) -> Bool {
-        if isCurrent(isolation), let backlog = takeBacklog() {
-            for entry in backlog { entry.subscription.runQueued(entry.payload, sender: entry.sender) }
-            return true
-        }
+    ) {
         let boxed: Any = payload
         var entries: [Entry] = []
         for observer in subscriptions where observer.target === self && observer.accepts(sender) {
             entries.append(Entry(subscription: observer, payload: boxed, sender: observer.takesSender ? sender : nil))
         }
-        enqueue(entries)
-        return false
-    }
-
-    /// Queues `entries` as one step and schedules a drain if none is.
-    private func enqueue(_ entries: [Entry]) {
         guard !entries.isEmpty else { return }
-        let schedules = state.withLock { state in
-            for entry in entries { state.queue.append(entry) }
+        let isCurrent = isCurrent(isolation)
+        let (runsThrough, schedules): (UInt64?, Bool) = state.withLock { state in
+            let runsNow = isCurrent && !state.isRunning && state.queue.count <= Self.batchLimit
+            for entry in entries { state.append(entry) }
+            if runsNow { return (state.lastNumber, false) }
             defer { state.isScheduled = true }
-            return !state.isScheduled
+            return (nil, !state.isScheduled)
         }
         if schedules { schedule() }
-    }
-
-    /// Everything queued, for a post made on the target's actor; `nil` when more than ``batchLimit`` items wait, and
-    /// the post is then queued behind them. A scheduled drain stays scheduled and finds less to do.
-    private func takeBacklog() -> [Entry]? {
-        state.withLock { state in
-            state.queue.count <= Self.batchLimit ? state.queue.takeAll() : nil
+        if let last = runsThrough {
+            while let entry = take(through: last) { entry.run() }
         }
     }
 
     /// Drops what is queued for `subscription`, which ended; the entries are released after the lock.
     func discardPending(for subscription: AnySubscription) {
         let dropped = state.withLock { state in
-            state.queue.removeAll { $0.subscription === subscription }
+            state.queue.removeAll { $0.entry.subscription === subscription }
         }
         withExtendedLifetime(dropped) {}
     }
@@ -189,22 +206,29 @@ final class DeliveryTarget: Sendable {
     /// Runs one batch, then either ends (nothing left) or schedules the next batch behind other work.
     private func drain() {
         for _ in 0..<Self.batchLimit {
-            guard let entry = take() else { return }
-            entry.subscription.runQueued(entry.payload, sender: entry.sender)
+            guard let entry = take(through: .max) else { return }
+            entry.run()
         }
         let more = state.withLock { state in
+            state.isRunning = false
             if state.queue.isEmpty { state.isScheduled = false }
             return state.isScheduled
         }
         if more { schedule() }
     }
 
-    /// The oldest entry; when there is none, the drain ends and the next post schedules a new one.
-    private func take() -> Entry? {
+    /// The oldest entry, if its number is at most `last`; the caller runs it, and a handler of the target is then
+    /// running until the next call. When there is none, nothing is running, and if the queue is empty, the drain in
+    /// flight (if any) ends: the next post schedules a new one.
+    private func take(through last: UInt64) -> Entry? {
         state.withLock { state in
-            let entry = state.queue.take()
-            if entry == nil { state.isScheduled = false }
-            return entry
+            guard let number = state.queue.first?.number, number <= last, let entry = state.queue.take() else {
+                state.isRunning = false
+                if state.queue.isEmpty { state.isScheduled = false }
+                return nil
+            }
+            state.isRunning = true
+            return entry.entry
         }
     }
 

@@ -9,6 +9,8 @@ struct FIFO<Item> {
     private var head = 0
 
     var isEmpty: Bool { head == slots.count }
+    /// The oldest item, left in the queue.
+    var first: Item? { head < slots.count ? slots[head] : nil }
     var count: Int { slots.count - head }
     /// The slots held, taken or not, for tests of the memory bound.
     var capacityUsed: Int { slots.count }

@@ -236,8 +236,9 @@ final class ObserverRegistry: Sendable {
     /// Ends the owner-bound observations of `channel` whose owner is gone.
     ///
     /// The owners are loaded outside the lock: loading one makes a strong reference, and if its other holders let go
-    /// meanwhile, its `deinit` runs here, where it may cancel a token of its own. Owners of main-actor observers are
-    /// loaded only on the main actor (see ``AnySubscription``); elsewhere they wait for the main actor's next delivery.
+    /// meanwhile, its `deinit` runs here, where it may cancel a token of its own. Owners of main-actor and main-queue
+    /// observers are loaded only on the main actor (see ``AnySubscription``); elsewhere they wait for the next delivery
+    /// there.
     func sweepEndedOwners(of channel: AnyChannel, onMainActor: Bool = PlatformIsolation.isMainActor(nil)) {
         let candidates = state.withLock { _ in
             channel.subscriptions.filter { $0.isOwnerBound && (onMainActor || $0.ownerLoadsAnywhere) }
@@ -345,37 +346,38 @@ extension ObserverRegistry.Snapshot {
         for subscription in subscriptions {
             // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
-            guard let target = subscription.target else {
+            if let target = subscription.target {
+                if targets.isFirstVisit(to: target) {
+                    target.dispatch(payload, to: subscriptions, from: sender, isolation: isolation)
+                }
+            } else {
                 subscription.deliver(payload, from: sender, cancellationsSeen: cancellations)
-                continue
             }
-            let runsNow = targets.runsNow(target) {
-                target.dispatch(payload, to: subscriptions, from: sender, isolation: isolation)
-            }
-            if runsNow { subscription.runOnTarget(payload, from: sender, cancellationsSeen: cancellations) }
         }
     }
 }
 
-/// The targets one post has reached so far, and whether each runs its observers during the post: usually none or one
-/// (the main actor), kept without allocating; more in an array.
+/// The targets one post has reached so far: usually none or one (the main actor), kept without allocating; more in an
+/// array.
 @usableFromInline
 struct PostTargets {
     @usableFromInline
-    var first: (target: DeliveryTarget, runsNow: Bool)?
+    var first: DeliveryTarget?
     @usableFromInline
-    var others: [(target: DeliveryTarget, runsNow: Bool)] = []
+    var others: [DeliveryTarget] = []
 
     @usableFromInline
     init() {}
 
-    /// Whether `target`'s observers run during the post; `dispatch` hands the post to it the first time.
+    /// Whether the post reaches `target` for the first time, which it then remembers.
     @inlinable
-    mutating func runsNow(_ target: DeliveryTarget, dispatch: () -> Bool) -> Bool {
-        if let first, first.target === target { return first.runsNow }
-        if let other = others.first(where: { $0.target === target }) { return other.runsNow }
-        let runsNow = dispatch()
-        if first == nil { first = (target, runsNow) } else { others.append((target, runsNow)) }
-        return runsNow
+    mutating func isFirstVisit(to target: DeliveryTarget) -> Bool {
+        guard let first else {
+            first = target
+            return true
+        }
+        if first === target || others.contains(where: { $0 === target }) { return false }
+        others.append(target)
+        return true
     }
 }

@@ -339,3 +339,27 @@ enum CenterIdentity {
     }
 }
 
+// MARK: - The main queue
+
+enum PlatformQueues {
+    /// Whether `queue` is the main queue.
+    ///
+    /// On Apple platforms `DispatchQueue.main` is one object. Swift's Dispatch elsewhere makes a new wrapper object each
+    /// time `DispatchQueue.main` is read, so the main queue is told by its label there.
+    static func isMain(_ queue: DispatchQueue) -> Bool {
+        #if canImport(Darwin)
+        queue === DispatchQueue.main
+        #else
+        queue === DispatchQueue.main || queue.label == mainLabel
+        #endif
+    }
+
+    #if !canImport(Darwin)
+    private static let mainLabel = DispatchQueue.main.label
+    #endif
+
+    /// The identity the main queue's delivery target is found by, whatever wrapper object the observer passed.
+    static let mainQueueIdentity = ObjectIdentifier(MainQueueIdentity.self)
+
+    private enum MainQueueIdentity {}
+}

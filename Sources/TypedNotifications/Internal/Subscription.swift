@@ -18,8 +18,9 @@ protocol Observation: AnyObject, Sendable {
 /// Weak references are never loaded under a lock of the package: loading one makes a strong reference, and if the
 /// other holders let go meanwhile, the object's `deinit` would run under the lock. The sender filter is compared by
 /// identity first (``senderID``) and loaded only when the post's own sender, which the posting caller holds, has that
-/// identity. The owner is loaded by ``ownerIsAlive()`` only, outside locks; for an observer on the main actor, only on
-/// the main actor, so that the package never becomes the last holder of a main-actor object on another thread.
+/// identity. The owner is loaded by ``ownerIsAlive()`` only, outside locks; for an observer on the main actor (or the
+/// main queue), only there, so that the package never becomes the last holder of a main-actor object on another
+/// thread.
 ///
 /// `@unchecked Sendable` because of the two weak references, whose types need not be `Sendable`: the sender is only
 /// ever compared by identity, never used, and the owner is `Sendable` where the public API accepts it (it is stored
@@ -78,8 +79,8 @@ class AnySubscription: Observation, @unchecked Sendable {
         self.target = target
     }
 
-    /// Whether the owner may be loaded on any thread: not for observers on the main actor (see above).
-    final var ownerLoadsAnywhere: Bool { target?.isMainActor != true }
+    /// Whether the owner may be loaded on any thread: not for observers on the main actor or main queue (see above).
+    final var ownerLoadsAnywhere: Bool { target?.isMain != true }
 
     /// `false` once the owner of an owner-bound observation has been deallocated. Loads the owner: call only outside
     /// the package's locks, and for an observer on the main actor only on the main actor.
@@ -274,18 +275,6 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             return false
         }
         return true
-    }
-
-    /// A delivery on the target during a post made on it: after the target's backlog, which may have ended this
-    /// observation (and then changed the channel's cancellation count).
-    @usableFromInline
-    func runOnTarget(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
-        guard !hasEnded(cancellationsSeen: count), accepts(postSender) else { return }
-        guard ownerIsAlive() else {
-            cancel()
-            return
-        }
-        run(payload, sender: postSender)
     }
 
     override func runQueued(_ payload: Any, sender: AnyObject?) {
