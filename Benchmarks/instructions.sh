@@ -38,7 +38,7 @@ per_operation() {
 
 echo "| per operation | typed | plain twin | typed / twin |"
 echo "|---|---|---|---|"
-for scenario in post-0 post-1 post-10 observe-cancel; do
+for scenario in post-0 post-1 post-10 post-100 observe-cancel; do
     typed=$(per_operation "$scenario" typed)
     twin=$(per_operation "$scenario" twin)
     ratio=$(awk -v t="${typed%% *}" -v p="${twin%% *}" 'BEGIN { printf "%.2f", t / p }')
@@ -46,6 +46,7 @@ for scenario in post-0 post-1 post-10 observe-cancel; do
         post-0) title="post, 0 observers" ;;
         post-1) title="post, 1 observer" ;;
         post-10) title="post, 10 observers" ;;
+        post-100) title="post, 100 observers" ;;
         observe-cancel) title="observe then cancel, 1 long-lived observer" ;;
     esac
     echo "| $title | $typed | $twin | $ratio |"

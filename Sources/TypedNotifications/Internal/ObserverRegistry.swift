@@ -300,7 +300,7 @@ final class ObserverRegistry: Sendable {
                         typeName: channel.subjectName,
                         name: channel.name,
                         delivery: subscription.kind,
-                        filtersBySender: subscription.senderID != nil,
+                        filtersBySender: subscription.senderID != 0,
                         isOwnerBound: subscription.isOwnerBound,
                         fileID: subscription.site.fileID,
                         line: Int(subscription.site.line)

@@ -31,27 +31,27 @@ protocol Observation: AnyObject, Sendable {
 /// cycle of about 2,900 (callgrind, `Benchmarks/instructions.sh`).
 @usableFromInline
 class AnySubscription: Observation, @unchecked Sendable {
+    // The stored properties are in an order that leaves no padding: the one-byte ones share the site's last word.
     @usableFromInline
     let channel: AnyChannel
-    /// The identity of the sender filter, compared with a post's sender before the weak reference is loaded.
+    /// The bit pattern of the sender filter's identity (`0` for none), compared with a post's sender before the weak
+    /// reference is loaded.
     @usableFromInline
-    let senderID: ObjectIdentifier?
+    let senderID: UInt
     /// Only payloads posted by this object are delivered. Being weak, a freed sender can never match again, even when
     /// a new object reuses its address. Set once, in `init`.
     @usableFromInline
     @exclusivity(unchecked) weak var sender: AnyObject?
-    /// For owner-bound observations: once the owner is gone, the observation ends. Set once, in `init`.
-    @exclusivity(unchecked) weak var owner: AnyObject?
+    /// The serial target the handler runs on (a queue, the main actor, an actor), or `nil` for an observer called
+    /// on the posting thread or by a task of its own.
+    @usableFromInline
+    let target: DeliveryTarget?
     /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
     let site: ObservationSite
     @usableFromInline
     let isOwnerBound: Bool
     /// Whether the handler takes the sender, so that a queued delivery keeps it.
     let takesSender: Bool
-    /// The serial target the handler runs on (a queue, the main actor, an actor), or `nil` for an observer called
-    /// on the posting thread or by a task of its own.
-    @usableFromInline
-    let target: DeliveryTarget?
     /// Set once, when the observation ends (cancelled, swept after its owner died, or its center gone). Guarded by
     /// the registry's lock; a post reads it only when its channel's ``AnyChannel/cancellations`` says an observer has
     /// ended.
@@ -62,7 +62,7 @@ class AnySubscription: Observation, @unchecked Sendable {
     init(
         channel: AnyChannel,
         sender: AnyObject?,
-        owner: AnyObject?,
+        isOwnerBound: Bool,
         target: DeliveryTarget?,
         takesSender: Bool,
         site: ObservationSite,
@@ -73,9 +73,8 @@ class AnySubscription: Observation, @unchecked Sendable {
         self.site = site
         self.kind = kind
         self.sender = sender
-        self.senderID = sender.map(ObjectIdentifier.init)
-        self.owner = owner
-        self.isOwnerBound = owner != nil
+        self.senderID = sender.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
+        self.isOwnerBound = isOwnerBound
         self.target = target
     }
 
@@ -85,13 +84,8 @@ class AnySubscription: Observation, @unchecked Sendable {
     /// `false` once the owner of an owner-bound observation has been deallocated. Loads the owner: call only outside
     /// the package's locks, and for an observer on the main actor only on the main actor.
     @usableFromInline
-    final func ownerIsAlive() -> Bool {
-        guard isOwnerBound else { return true }
-        let owner = self.owner
-        #if DEBUG
-        if let owner { TestHooks.didLoadOwner(owner) }
-        #endif
-        return owner != nil
+    func ownerIsAlive() -> Bool {
+        true
     }
 
     @usableFromInline
@@ -117,8 +111,8 @@ class AnySubscription: Observation, @unchecked Sendable {
     /// object died and `postSender` took its address.
     @inlinable
     final func accepts(_ postSender: AnyObject?) -> Bool {
-        guard let senderID else { return true }
-        guard let postSender, ObjectIdentifier(postSender) == senderID else { return false }
+        guard senderID != 0 else { return true }
+        guard let postSender, UInt(bitPattern: ObjectIdentifier(postSender)) == senderID else { return false }
         return sender === postSender
     }
 
@@ -162,18 +156,42 @@ enum Handler<Payload: Sendable>: Sendable {
 final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendable {
     typealias Payload = Event.Payload
 
+    /// The common observer's handler (it takes the payload only, runs on the posting thread and has no owner), kept
+    /// alone so that the record stays small and a post calls it with one check (`rest == nil`); a no-op for the
+    /// others. Not optional: calling an optional closure property copies it out first, a retain and a release per
+    /// observer and post (about 50 instructions; callgrind, a post with 100 observers).
     @usableFromInline
-    let handler: Handler<Event.Payload>
-    /// The handler of the common observer (it takes the payload only, runs on the posting thread and has no owner),
-    /// kept apart so that a post calls it with one check; `nil` for the others.
+    let direct: @Sendable (Event.Payload) -> Void
+    /// What the others need: their handler, owner and mailbox; `nil` for the common observer.
     @usableFromInline
-    let direct: (@Sendable (Event.Payload) -> Void)?
-    /// For an `async` handler: the FIFO that a task drains, one delivery at a time.
+    let rest: Rest?
+
+    /// The handler of an observer that is not ``direct``, and what else it needs.
+    ///
+    /// `@unchecked Sendable` because of the weak owner, as ``AnySubscription``'s sender; the rest is immutable and
+    /// `Sendable`.
     @usableFromInline
-    let mailbox: Mailbox<Event.Payload>?
-    /// Called when the registry ends the observation without a `cancel()`.
-    @usableFromInline
-    let onEnd: (@Sendable () -> Void)?
+    final class Rest: @unchecked Sendable {
+        /// For owner-bound observations: once the owner is gone, the observation ends. Set once, in `init`, and
+        /// exempt from the runtime's exclusivity checks as ``AnySubscription/sender`` is.
+        @exclusivity(unchecked) weak var owner: AnyObject?
+        @usableFromInline
+        let handler: Handler<Event.Payload>
+        /// For an `async` handler: the FIFO that a task drains, one delivery at a time.
+        @usableFromInline
+        let mailbox: Mailbox<Event.Payload>?
+        /// Called when the registry ends the observation without a `cancel()`.
+        @usableFromInline
+        let onEnd: (@Sendable () -> Void)?
+
+        @usableFromInline
+        init(handler: Handler<Event.Payload>, owner: AnyObject?, onEnd: (@Sendable () -> Void)?) {
+            self.owner = owner
+            self.handler = handler
+            if case .async = handler { mailbox = Mailbox() } else { mailbox = nil }
+            self.onEnd = onEnd
+        }
+    }
 
     /// Inlinable, so that it is specialised with the observing call: generic code would look up the mailbox's type at
     /// run time on every observation.
@@ -188,19 +206,41 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         kind: TypedObservation.Delivery,
         onEnd: (@Sendable () -> Void)? = nil
     ) {
-        self.handler = handler
-        if case .payload(let body) = handler, target == nil, owner == nil { direct = body } else { direct = nil }
-        if case .async = handler { mailbox = Mailbox() } else { mailbox = nil }
-        self.onEnd = onEnd
+        if case .payload(let handler) = handler, target == nil, owner == nil, onEnd == nil {
+            direct = handler
+            rest = nil
+        } else {
+            direct = { _ in }
+            rest = Rest(handler: handler, owner: owner, onEnd: onEnd)
+        }
         super.init(
             channel: channel,
             sender: sender,
-            owner: owner,
+            isOwnerBound: owner != nil,
             target: target,
             takesSender: handler.takesSender,
             site: site,
             kind: kind
         )
+    }
+
+    /// The handler, in the shape its observing API took it.
+    @usableFromInline
+    var handler: Handler<Event.Payload> {
+        rest?.handler ?? .payload(direct)
+    }
+
+    /// For an `async` handler: the FIFO that a task drains.
+    @usableFromInline
+    var mailbox: Mailbox<Event.Payload>? { rest?.mailbox }
+
+    override func ownerIsAlive() -> Bool {
+        guard isOwnerBound, let rest else { return true }
+        let owner = rest.owner
+        #if DEBUG
+        if let owner { TestHooks.didLoadOwner(owner) }
+        #endif
+        return owner != nil
     }
 
     override func discardPending() {
@@ -210,7 +250,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 
     override func didEnd() {
         discardPending()
-        onEnd?()
+        rest?.onEnd?()
     }
 
     /// Tells an observer that wants to know about a plain post that could not be decoded, if it would have
@@ -230,7 +270,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     @inlinable
     func deliver(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
         if hasEnded(cancellationsSeen: count) { return }
-        if let direct {
+        if rest == nil {
             if accepts(postSender) { direct(payload) }
         } else {
             deliverOther(payload, from: postSender)
