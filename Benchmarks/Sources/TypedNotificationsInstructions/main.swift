@@ -3,14 +3,16 @@
 //
 //     TypedNotificationsInstructions <scenario> <typed|twin> <operations>
 //
-// Scenarios: post-0, post-1, post-10, post-100 (a post with that many observers), observe-cancel (observe, then cancel, with
-// one long-lived observer present). The twin is plain NotificationCenter doing the same work (see Fixtures.swift).
+// Scenarios: post-0, post-1, post-10, post-100 (a post with that many observers), observe-cancel (observe, then
+// cancel, with one long-lived observer present). The twin is plain NotificationCenter doing the same work (see Fixtures.swift).
 import BenchmarkScenarios
 import Foundation
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 3, let operations = Int(arguments[arguments.startIndex + 2]) else {
-    print("usage: TypedNotificationsInstructions <post-0|post-1|post-10|post-100|observe-cancel> <typed|twin> <operations>")
+    print(
+        "usage: TypedNotificationsInstructions <post-0|post-1|post-10|post-100|observe-cancel> <typed|twin> <operations>"
+    )
     exit(2)
 }
 let scenario = arguments[arguments.startIndex]
