@@ -208,7 +208,8 @@ extension NotificationCenter {
             subject,
             sender: sender,
             owner: actor,
-            on: .actor(WeakActor(actor)),
+            // The main actor is one target, whichever way it is observed.
+            on: actor === MainActor.shared ? .mainActor : .actor(WeakActor(actor)),
             handler: .payload { [weak actor] payload in
                 actor?.assumeIsolated { actor in handler(actor, payload) }
             },

@@ -145,11 +145,14 @@ final class DeliveryTarget: Sendable {
         _ payload: Payload,
         to subscriptions: [AnySubscription],
         from sender: AnyObject?,
-        isolation: (any Actor)?
+        isolation: (any Actor)?,
+        cancellationsSeen count: UInt64
     ) {
         let boxed: Any = payload
         var entries: [Entry] = []
-        for observer in subscriptions where observer.target === self && observer.accepts(sender) {
+        // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
+        for observer in subscriptions
+        where observer.target === self && !observer.hasEnded(cancellationsSeen: count) && observer.accepts(sender) {
             entries.append(Entry(subscription: observer, payload: boxed, sender: observer.takesSender ? sender : nil))
         }
         guard !entries.isEmpty else { return }
@@ -195,7 +198,7 @@ final class DeliveryTarget: Sendable {
         case .dispatch(let queue):
             queue.async { self.drain() }
         case .operation(let queue):
-            queue.addOperation { self.drain() }
+            queue.addOperation(DrainOperation(self))
         }
     }
 
@@ -203,8 +206,19 @@ final class DeliveryTarget: Sendable {
         job()
     }
 
+    /// A drain on an `OperationQueue` that `cancelAllOperations()` cancelled before it started: it will never run, so
+    /// the next one is scheduled now, or nothing queued would ever run again. The deliveries it would have made are
+    /// kept (they were posts, not operations of the caller's).
+    fileprivate func drainWasCancelled() {
+        let more = state.withLock { state in
+            if state.queue.isEmpty { state.isScheduled = false }
+            return state.isScheduled
+        }
+        if more { schedule() }
+    }
+
     /// Runs one batch, then either ends (nothing left) or schedules the next batch behind other work.
-    private func drain() {
+    fileprivate func drain() {
         for _ in 0..<Self.batchLimit {
             guard let entry = take(through: .max) else { return }
             entry.run()
@@ -252,5 +266,38 @@ final class WeakActor: @unchecked Sendable {
     init(_ actor: any Actor) {
         self.actor = actor
         id = ObjectIdentifier(actor)
+    }
+}
+
+/// A drain as an `OperationQueue` operation, which notices when it is cancelled before it starts (see
+/// ``DeliveryTarget/drainWasCancelled()``).
+///
+/// `@unchecked Sendable` (as `Operation` subclasses must be, to cross to the queue): its own state is guarded by the
+/// package's lock, and `target` never changes.
+private final class DrainOperation: Operation, @unchecked Sendable {
+    private let target: DeliveryTarget
+    /// Whether the drain has started, and whether a cancellation came first (then it never will).
+    private let state = Locked((hasStarted: false, isDead: false))
+
+    init(_ target: DeliveryTarget) {
+        self.target = target
+    }
+
+    override func main() {
+        let runs = state.withLock { state in
+            state.hasStarted = !state.isDead
+            return state.hasStarted
+        }
+        if runs { target.drain() }
+    }
+
+    override func cancel() {
+        super.cancel()
+        // A drain that has started finishes its batch whatever `isCancelled` says; one that has not never will.
+        let replaced = state.withLock { state in
+            defer { if !state.hasStarted { state.isDead = true } }
+            return !state.hasStarted && !state.isDead
+        }
+        if replaced { target.drainWasCancelled() }
     }
 }

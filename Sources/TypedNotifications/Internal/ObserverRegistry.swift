@@ -348,7 +348,13 @@ extension ObserverRegistry.Snapshot {
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
             if let target = subscription.target {
                 if targets.isFirstVisit(to: target) {
-                    target.dispatch(payload, to: subscriptions, from: sender, isolation: isolation)
+                    target.dispatch(
+                        payload,
+                        to: subscriptions,
+                        from: sender,
+                        isolation: isolation,
+                        cancellationsSeen: cancellations
+                    )
                 }
             } else {
                 subscription.deliver(payload, from: sender, cancellationsSeen: cancellations)

@@ -345,17 +345,23 @@ enum PlatformQueues {
     /// Whether `queue` is the main queue.
     ///
     /// On Apple platforms `DispatchQueue.main` is one object. Swift's Dispatch elsewhere makes a new wrapper object each
-    /// time `DispatchQueue.main` is read, so the main queue is told by its label there.
+    /// time `DispatchQueue.main` is read, so the main queue is told there by a queue-specific value that the package
+    /// sets on it once (never by its label, which any queue may take).
     static func isMain(_ queue: DispatchQueue) -> Bool {
         #if canImport(Darwin)
         queue === DispatchQueue.main
         #else
-        queue === DispatchQueue.main || queue.label == mainLabel
+        queue === DispatchQueue.main || queue.getSpecific(key: mainKey) == true
         #endif
     }
 
     #if !canImport(Darwin)
-    private static let mainLabel = DispatchQueue.main.label
+    /// Set on the main queue (the underlying queue, whatever wrapper reads it) when first used.
+    private static let mainKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
     #endif
 
     /// The identity the main queue's delivery target is found by, whatever wrapper object the observer passed.
