@@ -141,8 +141,8 @@ import Testing
     /// A plain observer that copies a typed post's `userInfo`, replaces the payload and re-posts it from the same
     /// sender makes a new post: typed observers get the original once and the new payload once. Where Foundation
     /// copies `userInfo` (the simulated-Apple build), only a transformer that drops the package's
-    /// `Notification.typedPostKey` entry can be told apart from a verbatim re-post: one that keeps it is taken for
-    /// the original (documented in the Guarantees article).
+    /// `Notification.typedPostKey` entry can always be told apart from a verbatim re-post: one that keeps it is taken
+    /// for the original when it runs before the package's own observer (documented in the Guarantees article).
     @Test(arguments: [true, false], [true, false])
     func plainTransformerThatRepostsAnotherPayloadIsANewPost(plainObserverFirst: Bool, keepsMark: Bool) {
         let center = NotificationCenter()
@@ -164,8 +164,11 @@ import Testing
         token = center.observe(Tick.self, from: sender) { received.append($0.id) }
         let second = plainObserverFirst ? nil : transformer()
         center.post(Tick(id: 1), from: sender)
-        if PlatformBridging.foundationCopiesUserInfo && keepsMark && plainObserverFirst {
-            #expect(received.values == [1, 1], "taken for a verbatim re-post, as documented")
+        if PlatformBridging.foundationCopiesUserInfo && keepsMark {
+            // Swift's Foundation calls the observers of one name in hash order, so which of the transformer and the
+            // package's observer runs first differs between processes: when the transformer does, its re-post is taken
+            // for the post, and the original arrives once more instead of the new payload, as documented.
+            #expect([[1, 1], [1, 2]].contains(received.values), "the original once, then the new or the original")
         } else {
             #expect(received.values.sorted() == [1, 2])
         }
