@@ -70,11 +70,22 @@ public final class NotificationRecorder<Event: Notifiable>: Sendable {
     ///   - sender: Only posts from this object, compared by identity, are recorded; `nil` for every sender. It is
     ///     not retained: once it is deallocated, nothing more is recorded.
     ///   - center: The center to record; `.default` unless given. Prefer a center of the test's own.
-    public init(_ subject: Event.Type, from sender: Event.Sender? = nil, in center: NotificationCenter = .default) {
+    ///   - file: Where the recorder is made, as `NotificationCenter.typedObservations` lists it, so that a
+    ///     recorder left observing can be traced to its test. Leave the default.
+    ///   - line: The line, likewise.
+    public init(
+        _ subject: Event.Type,
+        from sender: Event.Sender? = nil,
+        in center: NotificationCenter = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
         let recording = Recording<Event>(filtersBySender: sender != nil)
         self.recording = recording
         self.isFilteredBySender = sender != nil
-        self.observer = PostObserver(center: center, sender: sender) { post in recording.record(post) }
+        self.observer = PostObserver(center: center, sender: sender, file: file, line: line) { post in
+            recording.record(post)
+        }
     }
 
     deinit {

@@ -70,6 +70,9 @@ public final class TypedNotificationExpectation<Event: Notifiable>: XCTestExpect
     ///   - sender: Only posts from this object, compared by identity, count; `nil` for every sender. Posts from other
     ///     senders are listed in the description.
     ///   - center: The center to observe; `.default` unless given. Prefer a center of the test's own.
+    ///   - file: Where the expectation is made, as `NotificationCenter.typedObservations` lists it.
+    ///     Leave the default.
+    ///   - line: The line, likewise.
     ///   - predicate: Decides, on the posting thread, whether a payload counts; every post counts if `nil`. Posts it
     ///     rejects are listed in the description.
     public init(
@@ -77,6 +80,8 @@ public final class TypedNotificationExpectation<Event: Notifiable>: XCTestExpect
         count: Int = 1,
         from sender: Event.Sender? = nil,
         in center: NotificationCenter = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         where predicate: (@Sendable (Event.Payload) -> Bool)? = nil
     ) {
         precondition(count >= 0, "TypedNotificationExpectation needs a count of at least 0, not \(count)")
@@ -92,7 +97,7 @@ public final class TypedNotificationExpectation<Event: Notifiable>: XCTestExpect
         } else {
             expectedFulfillmentCount = count
         }
-        let observer = PostObserver(center: center, sender: sender) { [weak self] post in
+        let observer = PostObserver(center: center, sender: sender, file: file, line: line) { [weak self] post in
             self?.receive(post)
         }
         observation.withLock { $0 = observer }

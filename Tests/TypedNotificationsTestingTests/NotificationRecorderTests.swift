@@ -18,6 +18,18 @@ import TypedNotificationsTesting
         #expect(recorder.count == 3)
     }
 
+    /// A recorder left observing (a leak, say) is listed by introspection at the test line that made it, not at the
+    /// testing library's own.
+    @Test func introspectionListsTheRecorderAtTheLineThatMadeIt() throws {
+        let center = NotificationCenter()
+        let line = #line + 1
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        let observation = try #require(center.typedObservations.first)
+        #expect(observation.fileID == "TypedNotificationsTestingTests/NotificationRecorderTests.swift")
+        #expect(observation.line == line)
+        withExtendedLifetime(recorder) {}
+    }
+
     @Test func recordsPayloadLessPosts() {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Refreshed.self, in: center)

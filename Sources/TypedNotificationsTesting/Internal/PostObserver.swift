@@ -41,14 +41,20 @@ final class PostObserver<Event: Notifiable>: Sendable {
     private let token: NotificationToken
 
     /// Starts observing before it returns.
+    ///
+    /// - Parameters:
+    ///   - file: The `#fileID` of the test code that made the recorder or expectation, which introspection lists.
+    ///   - line: Its `#line`.
     init(
         center: NotificationCenter,
         sender: Event.Sender?,
+        file: StaticString,
+        line: UInt,
         handler: @escaping @Sendable (ObservedPost<Event>) -> Void
     ) {
         let observed = SenderReference(sender)
         let filtersBySender = sender != nil
-        token = center.observeEveryPost(Event.self) { payload, object in
+        token = center.observeEveryPost(Event.self, file: file, line: line) { payload, object in
             var isFromObservedSender = true
             if filtersBySender {
                 isFromObservedSender = object.map(observed.refers(to:)) ?? false
