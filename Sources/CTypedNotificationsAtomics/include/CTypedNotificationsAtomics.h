@@ -44,15 +44,9 @@ static inline uint64_t tn_atomic_exchange(uint64_t *storage, uint64_t value) {
 int tn_thread_lock_depth(void);
 void tn_thread_lock_depth_add(int delta);
 
-/// The innermost typed post that the calling thread is handing to Foundation (a pointer to a frame on its stack), or
-/// NULL; see `FoundationBridge`.
+/// The record of the innermost typed post that the calling thread is handing to Foundation (on its stack), or NULL;
+/// see `FoundationBridge`.
 void *tn_post_frame(void);
 void tn_set_post_frame(void *frame);
-
-/// A number that no other thread of the process ever has, assigned on the thread's first call.
-uint64_t tn_thread_number(void);
-
-/// The next number of this thread's typed posts: 1, 2, 3…
-uint64_t tn_next_post_number(void);
 
 #endif
