@@ -75,23 +75,7 @@ import Testing
     /// scenario is tried until a new center takes a dead one's address (the allocator decides when).
     @Test func newCenterAtADeadCentersAddressInheritsNothing() throws {
         let calls = Counter()
-        var tokens: [NotificationToken] = []
-        var reused: NotificationCenter?
-        for _ in 0..<20 where reused == nil {
-            var center: NotificationCenter? = NotificationCenter()
-            let address = ObjectIdentifier(center!)
-            tokens.append(center!.observe(Tick.self) { _ in calls.increment() })
-            center = nil
-            var others: [NotificationCenter] = []  // kept, so that each attempt gets another block
-            for _ in 0..<2_000 {
-                let candidate = NotificationCenter()
-                if ObjectIdentifier(candidate) == address {
-                    reused = candidate
-                    break
-                }
-                others.append(candidate)
-            }
-        }
+        let (reused, kept) = centerAtADeadOnesAddress { center in center.observe(Tick.self) { _ in calls.increment() } }
         guard let reused else {
             // AddressSanitizer quarantines freed memory, so no object gets the address soon: nothing to check.
             #expect(TestEnvironment.isAddressSanitized, "no new center took a dead one's address in 20 tries")
@@ -103,7 +87,7 @@ import Testing
         let own = reused.observe(Tick.self) { _ in calls.increment() }
         reused.post(Tick(id: 2))
         #expect(calls.value == 1)
-        withExtendedLifetime((own, tokens)) {}
+        withExtendedLifetime((own, kept)) {}
     }
 
     /// Where Foundation would keep a dead center's observers (simulated by holding the package's Foundation observer, so
@@ -114,23 +98,9 @@ import Testing
         TestHooks.checksCenterIdentity = true
         defer { TestHooks.checksCenterIdentity = false }
         let calls = Counter()
-        var kept: [(NotificationToken, BridgeRegistration?)] = []
-        var reused: NotificationCenter?
-        for _ in 0..<20 where reused == nil {
-            var center: NotificationCenter? = NotificationCenter()
-            let address = ObjectIdentifier(center!)
-            let token = center!.observe(Tick.self) { _ in calls.increment() }
-            kept.append((token, ObserverRegistry.shared.bridge(of: Tick.self, in: center!)))
-            center = nil
-            var others: [NotificationCenter] = []  // kept, so that each attempt gets another block
-            for _ in 0..<2_000 {
-                let candidate = NotificationCenter()
-                if ObjectIdentifier(candidate) == address {
-                    reused = candidate
-                    break
-                }
-                others.append(candidate)
-            }
+        let (reused, kept) = centerAtADeadOnesAddress { center in
+            let token = center.observe(Tick.self) { _ in calls.increment() }
+            return (token, ObserverRegistry.shared.bridge(of: Tick.self, in: center))
         }
         guard let reused else {
             #expect(TestEnvironment.isAddressSanitized, "no new center took a dead one's address in 20 tries")
@@ -144,6 +114,27 @@ import Testing
         reused.post(name: Tick.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: Tick(id: 3)])
         #expect(calls.value == 2, "the new center's own observer gets typed and plain posts")
         withExtendedLifetime((own, kept)) {}
+    }
+
+    /// A new center at the address of a dead one that `observe` observed, and what `observe` returned for each dead
+    /// center (kept alive by the caller); `nil` if no new center took a dead one's address in 20 tries.
+    private func centerAtADeadOnesAddress<Kept>(
+        observe: (NotificationCenter) -> Kept
+    ) -> (center: NotificationCenter?, kept: [Kept]) {
+        var kept: [Kept] = []
+        for _ in 0..<20 {
+            var center: NotificationCenter? = NotificationCenter()
+            let address = ObjectIdentifier(center!)
+            kept.append(observe(center!))
+            center = nil
+            var others: [NotificationCenter] = []  // kept, so that each attempt gets another block
+            for _ in 0..<2_000 {
+                let candidate = NotificationCenter()
+                if ObjectIdentifier(candidate) == address { return (candidate, kept) }
+                others.append(candidate)
+            }
+        }
+        return (nil, kept)
     }
 
     /// Centers made, observed in every way, and dropped, over and over: none stays alive, no handler survives, and the
