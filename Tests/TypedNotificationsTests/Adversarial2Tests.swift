@@ -75,20 +75,12 @@ import Testing
 
     /// "Cancelling drops the deliveries still queued" (and the first review's fix: a cancelled queue observer's
     /// payloads, sender and handler are released at once). An observer that runs on the posting thread and is
-    /// registered first cancels a queue observer during the post; the post then reaches the queue observer's target
-    /// and queues a delivery for it anyway (`dispatch` does not check `isCancelled`), after `cancel()` returned, so
-    /// the payload, the sender and the cancelled handler with what it captured stay alive until the queue gets round
-    /// to skipping the entry.
+    /// registered first cancels a queue observer during the post; the post then reaches the queue observer's target,
+    /// which once queued a delivery for it anyway, after `cancel()` returned, so that the payload, the sender and the
+    /// cancelled handler with what it captured stayed alive until the queue got round to skipping the entry.
     @Test func observerCancelledEarlierInThePostGetsNothingQueuedThatHoldsItsPayload() {
         let center = NotificationCenter()
-        let queue = DispatchQueue(label: "busy")
-        let running = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        queue.async {
-            running.signal()
-            release.wait()
-        }
-        running.wait()
+        let (queue, release) = busyQueue()
         weak var weakPayload: Tracked?
         weak var weakSender: Sender?
         weak var weakCaptured: Tracked?

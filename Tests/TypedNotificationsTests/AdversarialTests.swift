@@ -357,20 +357,12 @@ import Testing
     final class Tracked: Sendable {}
 
     /// "Cancelling drops the deliveries still queued", and "However observations end, the package ... frees their
-    /// handlers". With the queue busy, a cancelled (and released) queue observer keeps its queued payloads, their
-    /// sender and its handler (with whatever it captured) alive until the queue gets round to skipping them; an
-    /// `async` observer's mailbox drops them at once. `DeliveryTarget.discardPending(for:)` exists but nothing calls
-    /// it.
+    /// handlers". With the queue busy, a cancelled (and released) queue observer once kept its queued payloads, their
+    /// sender and its handler (with whatever it captured) alive until the queue got round to skipping them, where an
+    /// `async` observer's mailbox dropped them at once.
     @Test func cancellingAQueueObserverReleasesWhatItsQueuedDeliveriesHold() {
         let center = NotificationCenter()
-        let queue = DispatchQueue(label: "busy")
-        let running = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        queue.async {
-            running.signal()
-            release.wait()
-        }
-        running.wait()
+        let (queue, release) = busyQueue()
         weak var weakPayload: Tracked?
         weak var weakSender: Sender?
         weak var weakCaptured: Tracked?

@@ -303,9 +303,7 @@ import Testing
     /// leaves the others' deliveries in place.
     @Test func cancellingAQueueObserverReleasesItsQueuedPayloadsAndKeepsTheOthers() async {
         let center = NotificationCenter()
-        let queue = DispatchQueue(label: "blocked")
-        let gate = DispatchSemaphore(value: 0)
-        queue.async { gate.wait() }
+        let (queue, gate) = busyQueue()
         let kept = Recorded<Int>()
         let done = Signal()
         let cancelled = center.observe(Carrying.self, delivery: .async(on: queue)) { _ in kept.append(-1) }
@@ -330,9 +328,7 @@ import Testing
 
     @Test func cancellingReleasesWhatIsQueuedAtOnce() {
         let center = NotificationCenter()
-        let queue = DispatchQueue(label: "blocked")
-        let gate = DispatchSemaphore(value: 0)
-        queue.async { gate.wait() }
+        let (queue, gate) = busyQueue()
         let token = center.observe(Carrying.self, delivery: .async(on: queue)) { _ in }
         weak var heavy: Heavy?
         do {

@@ -133,3 +133,17 @@ final class Signal: Sendable {
         for await _ in stream {}
     }
 }
+
+/// A serial queue kept busy by a block that has started and waits: deliveries queued on it stay queued until the
+/// returned semaphore is signalled.
+func busyQueue() -> (queue: DispatchQueue, release: DispatchSemaphore) {
+    let queue = DispatchQueue(label: "busy")
+    let running = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    queue.async {
+        running.signal()
+        release.wait()
+    }
+    running.wait()
+    return (queue, release)
+}
