@@ -11,3 +11,9 @@ static _Thread_local void *postFrame = 0;
 void *tn_post_frame(void) { return postFrame; }
 
 void tn_set_post_frame(void *frame) { postFrame = frame; }
+
+static _Thread_local void *newestToken = 0;
+
+void *tn_newest_token(void) { return newestToken; }
+
+void tn_set_newest_token(void *token) { newestToken = token; }

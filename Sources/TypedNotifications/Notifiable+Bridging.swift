@@ -18,29 +18,10 @@ extension Notification {
     /// ```
     public static let typedPayloadKey = "TypedNotifications.payload"
 
-    /// The `userInfo` key under which a typed post carries the package's mark, where Foundation hands observers a
-    /// copy of `userInfo`: `"TypedNotifications.post"`.
-    ///
-    /// The package delivers a typed post to its typed observers directly, then posts it to `NotificationCenter` for
-    /// plain observers, and its own Foundation observer must recognise that post. It does so by the very dictionary
-    /// posted, so plain observers read exactly what ``Notifiable/userInfo(for:)`` wrote. Only where Foundation hands
-    /// observers a copy instead (found out once per process) does a typed post that has typed observers carry this
-    /// entry: a number, a property-list and JSON value, unique to the post. Plain observers can ignore it; a plain
-    /// observer that copies a typed post's `userInfo` to re-post it with another payload should remove it.
-    ///
-    /// ```swift
-    /// struct CounterDidChange: Notifiable { let count: Int }
-    ///
-    /// let center = NotificationCenter()
-    /// let token = CounterDidChange.observe(in: center) { _ in }
-    /// let plain = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { note in
-    ///     var userInfo = note.userInfo ?? [:]
-    ///     userInfo[Notification.typedPostKey] = nil  // not part of the payload
-    ///     print(userInfo.count)  // 1
-    /// }
-    /// CounterDidChange(count: 1).post(in: center)
-    /// ```
-    public static let typedPostKey = "TypedNotifications.post"
+    /// The `userInfo` key of the number that marks a typed post where Foundation copies `userInfo`:
+    /// `"TypedNotifications.post"`. Not public API: the Guarantees article documents the key for plain observers that
+    /// copy a typed post's `userInfo` to re-post it (they should remove it); tests read it here.
+    package static let typedPostKey = "TypedNotifications.post"
 }
 
 /// Why a plain `Notification` could not be decoded into a typed payload.

@@ -8,7 +8,7 @@ public import Foundation
 /// ```swift
 /// struct CounterDidChange: Notifiable { let count: Int }
 /// let center = NotificationCenter()
-/// let token = center.observe(CounterDidChange.self) { _ in }
+/// let token = CounterDidChange.observe(in: center) { _ in }
 /// for observation in center.typedObservations {
 ///     print(observation)   // e.g. "MyApp.CounterDidChange, immediate, any sender, MyApp/Counter.swift:3"
 /// }
@@ -52,8 +52,8 @@ public struct TypedObservation: Sendable, Hashable, CustomStringConvertible, Cus
     public let delivery: Delivery
     /// Whether it only receives posts from one sender.
     public let filtersBySender: Bool
-    /// Whether it ends when an object or actor it is bound to is deallocated: the `for:` forms, and the `on:` actor
-    /// forms (whose actor is held weakly).
+    /// Whether it ends when an object or actor it is bound to is deallocated: the `for:` forms (an actor is held
+    /// weakly, like any owner).
     public let isOwnerBound: Bool
     /// The `#fileID` of the call that made the observation.
     public let fileID: String
@@ -83,14 +83,15 @@ extension NotificationCenter {
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// let center = NotificationCenter()
-    /// let token = center.observe(CounterDidChange.self) { _ in }
+    /// let token = CounterDidChange.observe(in: center) { _ in }
     /// print(center.typedObservations.map(\.delivery))   // [TypedNotifications.TypedObservation.Delivery.immediate]
     /// ```
     public var typedObservations: [TypedObservation] {
-        ObserverRegistry.shared.observations(in: self)
+        DiscardedTokens.touch()
+        return ObserverRegistry.shared.observations(in: self)
     }
 
-    /// As ``observe(_:from:delivery:file:line:_:)-(_,_,_,_,_,(Event.Payload)->Void)`` (on the posting thread), listed
+    /// As ``Notifiable/observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)`` (on the posting thread), listed
     /// in ``typedObservations`` as a publisher's; for the Combine publisher, which is built on public API so that the
     /// same source also compiles outside the library. Behind `@_spi(Publisher)`: not part of the supported API.
     ///
@@ -99,10 +100,10 @@ extension NotificationCenter {
     ///
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// let center = NotificationCenter()
-    /// let token = center.observeForPublisher(CounterDidChange.self, from: nil) { change in print(change.count) }
+    /// let token = center.subscribeForPublisher(CounterDidChange.self, from: nil) { change in print(change.count) }
     /// ```
     @_spi(Publisher)
-    public func observeForPublisher<Event: Notifiable>(
+    public func subscribeForPublisher<Event: Notifiable>(
         _ subject: Event.Type,
         from sender: Event.Sender?,
         file: StaticString = #fileID,
@@ -132,7 +133,7 @@ extension NotificationCenter {
     ///
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// let center = NotificationCenter()
-    /// let token = center.observe(CounterDidChange.self) { _ in }
+    /// let token = CounterDidChange.observe(in: center) { _ in }
     /// token.cancel()
     /// assert(center.typedRegistrationCounts() == (0, 0))
     /// ```

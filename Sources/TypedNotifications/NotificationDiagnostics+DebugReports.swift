@@ -2,61 +2,77 @@ public import Foundation
 
 // Debug builds are loud: with no diagnostics handler installed, the mistakes that would otherwise go unnoticed are
 // written to standard error, once each, as Foundation's Message API logs a runtime issue. Release builds never report
-// by default, and `checkSenderFilter` compiles to nothing there.
+// by default, and the `check…` functions compile to nothing there.
 
 extension NotificationDiagnostics {
-    // MARK: - Sender filters
+    // MARK: - Mistakes that compile and never fire
 
-    /// Reports, in debug builds, an observing call whose sender filter is a `NotificationCenter`.
+    /// Reports, in debug builds, an observation that compiles but can never fire: a `NotificationCenter` as its
+    /// sender filter (``Event/Kind/centerAsSender(fileID:line:)``), an owner being deinitialised
+    /// (``Event/Kind/deinitializingOwner(fileID:line:)``), or a subclass of a conforming class
+    /// (``Event/Kind/inheritedConformance(fileID:line:)``).
     ///
-    /// `CounterDidChange.observe(from: center) { … }` compiles where `observe(in: center)` was meant: the sender filter
-    /// of a type whose `Sender` is `AnyObject` accepts a center. It observes the default center for posts whose sender
-    /// is that center object, and never fires. Every observing call passes its sender filter here, before it
-    /// registers the observation; nothing happens unless `sender` is a center.
-    ///
-    /// The report, ``Event/Kind/centerAsSender(fileID:line:)``, goes where every report goes: to the handler of the
-    /// innermost open ``withHandler(_:operation:)`` scope, or the process-wide one (see ``setHandler(_:)``), each
-    /// time; with no handler, to standard error, once per call site. Runs on the observing thread; it calls the
-    /// handler synchronously, so call it with none of the package's locks held. Does nothing in release builds.
-    ///
-    /// ```swift
-    /// struct CounterDidChange: Notifiable { let count: Int }
-    /// let center = NotificationCenter()
-    /// // What `CounterDidChange.observe(from: center) { … }` checks first, in a debug build: reported.
-    /// NotificationDiagnostics.checkSenderFilter(
-    ///     center, for: CounterDidChange.self, in: .default, file: #fileID, line: #line)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - sender: The sender filter passed to the observing call (`from:`), if any.
-    ///   - subject: The observed type.
-    ///   - center: The center observed (`in:`).
-    ///   - file: The `#fileID` of the observing call.
-    ///   - line: The `#line` of the observing call.
+    /// Every observing form runs it before it registers, on the observing thread, with none of the package's locks
+    /// held. The owner is loaded through a new weak reference while the caller holds it, so it cannot be released
+    /// here. Does nothing in release builds.
     @usableFromInline
-    package static func checkSenderFilter<Observed: Notifiable>(
-        _ sender: AnyObject?,
-        for subject: Observed.Type,
-        in center: NotificationCenter,
-        file: StaticString,
-        line: UInt
-    ) {
-        checkSenderFilter(sender, for: subject, in: center, site: ObservationSite(fileID: file, line: line))
-    }
-
-    /// As ``checkSenderFilter(_:for:in:file:line:)``, with the call site as the registration keeps it; what every
-    /// observing call runs before it registers.
-    @usableFromInline
-    static func checkSenderFilter<Observed: Notifiable>(
-        _ sender: AnyObject?,
-        for subject: Observed.Type,
+    static func checkObservation<Observed: Notifiable>(
+        of subject: Observed.Type,
+        sender: AnyObject?,
+        owner: AnyObject?,
         in center: NotificationCenter,
         site: ObservationSite
     ) {
         #if DEBUG
+        let fileID = site.fileID
+        let line = Int(site.line)
+        if sender is NotificationCenter {
+            report(
+                .centerAsSender(fileID: fileID, line: line), for: subject, name: subject.notificationName, in: center)
+        }
+        if let owner {
+            // A weak reference to an object in its `deinit` reads `nil` at once.
+            weak let probe = owner
+            if probe == nil {
+                report(
+                    .deinitializingOwner(fileID: fileID, line: line), for: subject, name: subject.notificationName,
+                    in: center)
+            }
+        }
+        // A subclass of a conforming class keeps its superclass's payload type, so it is a subtype of its own
+        // `Payload` (`Sub.Payload == Base`); no other conforming type is.
+        if Observed.self != Observed.Payload.self, Observed.self is Observed.Payload.Type {
+            report(
+                .inheritedConformance(fileID: fileID, line: line), for: subject, name: subject.notificationName,
+                in: center)
+        }
+        #endif
+    }
+
+    /// Reports, in debug builds, a post whose sender is a `NotificationCenter` (``Event/Kind/centerAsPostSender``).
+    /// Every post calls it in debug builds, on the posting thread, before delivering.
+    @usableFromInline
+    static func checkPostSender<Posted: Notifiable>(
+        _ sender: AnyObject?,
+        of subject: Posted.Type,
+        in center: NotificationCenter
+    ) {
         guard sender is NotificationCenter else { return }
-        let kind = Event.Kind.centerAsSender(fileID: site.fileID, line: Int(site.line))
-        report(kind, for: subject, name: subject.notificationName, in: center)
+        report(.centerAsPostSender, for: subject, name: subject.notificationName, in: center)
+    }
+
+    /// Reports, in debug builds, a case filter (`value.observe { … }`) on a value that is not an enum case
+    /// (``Event/Kind/caseFilterOnNonEnum(fileID:line:)``). Runs on the observing thread, before it registers.
+    static func checkCaseFilter<Observed: Notifiable>(
+        _ value: Observed,
+        in center: NotificationCenter,
+        site: ObservationSite
+    ) {
+        #if DEBUG
+        guard Mirror(reflecting: value).displayStyle != .enum else { return }
+        report(
+            .caseFilterOnNonEnum(fileID: site.fileID, line: Int(site.line)), for: Observed.self,
+            name: Observed.notificationName, in: center)
         #endif
     }
 
@@ -72,8 +88,12 @@ extension NotificationDiagnostics {
         switch event.kind {
         case .decodingFailed(let error):
             key = "\(ObjectIdentifier(event.type)) decodingFailed \(String(reflecting: error))"
-        case .centerAsSender(let fileID, let line):
-            key = "\(ObjectIdentifier(event.type)) centerAsSender \(fileID):\(line)"
+        case .centerAsSender(let fileID, let line), .discardedToken(let fileID, let line),
+            .deinitializingOwner(let fileID, let line), .inheritedConformance(let fileID, let line),
+            .caseFilterOnNonEnum(let fileID, let line):
+            key = "\(ObjectIdentifier(event.type)) \(event.kind) \(fileID):\(line)"
+        case .centerAsPostSender:
+            key = "\(ObjectIdentifier(event.type)) centerAsPostSender"
         case .unobserved, .dropped, .posted, .plainPostIgnored:
             return
         }

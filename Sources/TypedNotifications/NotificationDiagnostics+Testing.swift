@@ -9,7 +9,7 @@ extension NotificationDiagnostics {
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// let center = NotificationCenter()
-    /// let token = center.observe(CounterDidChange.self) { _ in }
+    /// let token = CounterDidChange.observe(in: center) { _ in }
     /// NotificationDiagnostics.defaultReportSink = { message in print("reported: \(message)") }
     /// center.post(name: CounterDidChange.notificationName, object: nil)   // debug builds: "reported: …"
     /// NotificationDiagnostics.defaultReportSink = nil

@@ -49,6 +49,29 @@ public enum NotificationDiagnostics {
             /// ``Event/center`` (the default center), and never fires. Reported in debug builds only, when the
             /// observation is made.
             case centerAsSender(fileID: String, line: Int)
+            /// A post was given a `NotificationCenter` as its sender (`from:`), where `in:` was almost surely meant: it
+            /// went to ``Event/center`` (the default center, unless `in:` was given too), which is rarely the one whose
+            /// observers were meant. Reported in debug builds only, when the post is made.
+            case centerAsPostSender
+            /// The token of an observation made at `fileID` and `line` was released right after it was made (as
+            /// `_ = Type.observe { … }` does), which ended the observation at once.
+            ///
+            /// Reported in debug builds only, when the token is released on the thread that made it within a quarter
+            /// of a second, before that thread posted, observed, cancelled, stored a token or listed observations.
+            /// Keep the token, or observe with `for:` an owner. A token kept that briefly, with nothing done
+            /// meanwhile, is reported too.
+            case discardedToken(fileID: String, line: Int)
+            /// An observation bound to an owner was made at `fileID` and `line` while the owner was being
+            /// deinitialised (`observe(for: self)` in a `deinit`): it never fires. Reported in debug builds only.
+            case deinitializingOwner(fileID: String, line: Int)
+            /// A class that inherits its `Notifiable` conformance from a superclass was observed at `fileID` and
+            /// `line` (`Subclass.observe { … }`): it has a notification of its own that posts of the superclass never
+            /// reach. Observe the conforming class instead. Reported in debug builds only.
+            case inheritedConformance(fileID: String, line: Int)
+            /// A value that is not an enum case was observed at `fileID` and `line` as a case filter
+            /// (`value.observe { … }`), which delivers only posts equal to that value. Pass `where:` to say what
+            /// matches instead. Reported in debug builds only.
+            case caseFilterOnNonEnum(fileID: String, line: Int)
         }
 
         /// What happened.
@@ -78,6 +101,22 @@ public enum NotificationDiagnostics {
                 "\(String(reflecting: type)): observed at \(fileID):\(line) with a NotificationCenter as its sender "
                     + "filter (from:), so it sees only posts sent by that center object; to observe posts in that "
                     + "center, pass it as in:"
+            case .centerAsPostSender:
+                "\(String(reflecting: type)): posted with a NotificationCenter as its sender (from:), which goes to "
+                    + "another center's observers; to post in that center, pass it as in:"
+            case .discardedToken(let fileID, let line):
+                "\(String(reflecting: type)): the token of the observation made at \(fileID):\(line) was released right "
+                    + "after it was made, which ended the observation; keep the token (let token = ...), or observe "
+                    + "with for: an owner"
+            case .deinitializingOwner(let fileID, let line):
+                "\(String(reflecting: type)): observed at \(fileID):\(line) for an owner that is being deinitialised, "
+                    + "so it never fires"
+            case .inheritedConformance(let fileID, let line):
+                "\(String(reflecting: type)): observed at \(fileID):\(line), but it inherits Notifiable from a "
+                    + "superclass, whose posts it never sees; observe the class that conforms"
+            case .caseFilterOnNonEnum(let fileID, let line):
+                "\(String(reflecting: type)): observed at \(fileID):\(line) as a case filter on a value that is not "
+                    + "an enum case, which delivers only equal posts; pass where: to say what matches"
             case .posted(let reached):
                 "\(String(reflecting: type)): posted \(name.rawValue) from \(sender ?? "no sender"), "
                     + "reaching \(reached) typed observer\(reached == 1 ? "" : "s")"

@@ -1,6 +1,6 @@
 // A typed Combine publisher, where Combine exists.
 //
-// Built only on the library's public API and one SPI (`observeForPublisher(_:from:file:line:_:)`, an `observe` that
+// Built only on the library's public API and one SPI (`subscribeForPublisher(_:from:file:line:_:)`, an `observe` that
 // `typedObservations` lists as a publisher's), so that this same file compiles outside the library: `IntegrationTests/Combine` compiles it, through a symbolic link,
 // against OpenCombine with `TYPED_NOTIFICATIONS_OPENCOMBINE` defined, and tests it on Linux. Inside the library the
 // module's internal names are in scope too (it has an internal `Subscription` class, for one): this file names
@@ -22,7 +22,7 @@ private typealias CombineSubscription = Combine.Subscription
 
 /// A Combine publisher of the payloads posted for one `Notifiable` type on one center.
 ///
-/// Made by ``Foundation/NotificationCenter/publisher(for:from:file:line:)`` or
+/// Made by ``Notifiable/publisher(from:in:file:line:)`` or
 /// ``Notifiable/publisher(from:in:file:line:)``; the typed counterpart of Foundation's `NotificationCenter.Publisher`,
 /// and the Combine counterpart of ``NotificationSequence``. It never fails and never completes.
 ///
@@ -85,8 +85,8 @@ public struct NotificationPublisher<Output: Sendable>: Publisher, Sendable {
         let filter = SenderFilter(sender)
         observe = { deliver in
             switch filter.sender {
-            case .everySender: center.observeForPublisher(subject, from: nil, file: file, line: line, deliver)
-            case .only(let sender): center.observeForPublisher(subject, from: sender, file: file, line: line, deliver)
+            case .everySender: center.subscribeForPublisher(subject, from: nil, file: file, line: line, deliver)
+            case .only(let sender): center.subscribeForPublisher(subject, from: sender, file: file, line: line, deliver)
             case .gone: nil
             }
         }
@@ -125,13 +125,15 @@ public struct NotificationPublisher<Output: Sendable>: Publisher, Sendable {
 
 // MARK: - Making publishers
 
-extension NotificationCenter {
-    /// A Combine publisher of the payloads of `Event` posts on this center.
+extension Notifiable {
+    /// A Combine publisher of the payloads of this type's posts: the typed counterpart of Foundation's
+    /// `publisher(for:object:)`.
     ///
-    /// The typed counterpart of Foundation's `publisher(for:object:)`. Observation begins when a subscriber
-    /// subscribes and ends when its subscription is cancelled or released; the subscriber is called on the posting
-    /// thread when it has demand, and payloads it has not asked for yet are buffered without bound. See
-    /// ``NotificationPublisher`` for the details.
+    /// - **Where the subscriber is called:** on the posting thread, when it has demand; payloads it has not asked for
+    ///   yet are buffered without bound. In SwiftUI, `onReceive` calls its closure there too: post on the main actor,
+    ///   or add `.receive(on: DispatchQueue.main)`.
+    /// - **When observation ends:** each subscription observes from when it subscribes until it is cancelled or
+    ///   released. See ``NotificationPublisher``.
     ///
     /// ```swift
     /// final class Cart: Sendable {}
@@ -142,54 +144,19 @@ extension NotificationCenter {
     ///
     /// let center = NotificationCenter()
     /// let cart = Cart()
-    /// let cancellable = center.publisher(for: CartDidChange.self, from: cart)
+    /// let cancellable = CartDidChange.publisher(from: cart, in: center)
     ///     .sink { change in print(change.itemCount) }
-    /// center.post(CartDidChange(itemCount: 3), from: cart)   // prints 3
-    /// center.post(CartDidChange(itemCount: 4))               // another sender: prints nothing
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - subject: The notification type to observe.
-    ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender. The
-    ///     publisher holds it weakly.
-    ///   - file: Where the publisher is made, for ``typedObservations``, which lists each subscription's observation
-    ///     with this file and line and ``TypedObservation/Delivery/publisher`` delivery; leave the default.
-    ///   - line: Where the publisher is made, for ``typedObservations``; leave the default.
-    /// - Returns: A publisher of payloads that never fails and never completes.
-    public func publisher<Event: Notifiable>(
-        for subject: Event.Type,
-        from sender: Event.Sender? = nil,
-        file: StaticString = #fileID,
-        line: UInt = #line
-    ) -> NotificationPublisher<Event.Payload> {
-        NotificationPublisher(center: self, subject: subject, sender: sender, file: file, line: line)
-    }
-}
-
-extension Notifiable {
-    /// A Combine publisher of the payloads of this type's posts on `center`.
-    ///
-    /// Shorthand for ``Foundation/NotificationCenter/publisher(for:from:file:line:)``, and the Combine counterpart of
-    /// ``Notifiable/notifications(from:in:bufferingPolicy:file:line:)``. In SwiftUI, `onReceive` subscribes for as
-    /// long as the view is shown, and calls its closure on the posting thread: post on the main actor, or add
-    /// `.receive(on: DispatchQueue.main)`.
-    ///
-    /// ```swift
-    /// struct CartDidChange: Notifiable { let itemCount: Int }
-    ///
-    /// let center = NotificationCenter()
-    /// var counts: [Int] = []
-    /// let cancellable = CartDidChange.publisher(in: center).sink { change in counts.append(change.itemCount) }
-    /// CartDidChange(itemCount: 1).post(in: center)
-    /// CartDidChange(itemCount: 2).post(in: center)   // counts == [1, 2]
+    /// CartDidChange(itemCount: 3).post(from: cart, in: center)   // prints 3
+    /// CartDidChange(itemCount: 4).post(in: center)               // another sender: prints nothing
     /// ```
     ///
     /// - Parameters:
     ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender. The
     ///     publisher holds it weakly.
     ///   - center: The center to observe; `.default` unless given.
-    ///   - file: Where the publisher is made, for `typedObservations`; leave the default.
-    ///   - line: Where the publisher is made, for `typedObservations`; leave the default.
+    ///   - file: Where the publisher is made, for `NotificationCenter.typedObservations`, which lists each
+    ///     subscription's observation with this file and line and `.publisher` delivery; leave the default.
+    ///   - line: Where the publisher is made; leave the default.
     /// - Returns: A publisher of payloads that never fails and never completes.
     public static func publisher(
         from sender: Sender? = nil,
@@ -197,7 +164,7 @@ extension Notifiable {
         file: StaticString = #fileID,
         line: UInt = #line
     ) -> NotificationPublisher<Payload> {
-        center.publisher(for: Self.self, from: sender, file: file, line: line)
+        NotificationPublisher(center: center, subject: Self.self, sender: sender, file: file, line: line)
     }
 }
 

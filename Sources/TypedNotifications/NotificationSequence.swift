@@ -2,11 +2,11 @@ public import Foundation
 
 /// An asynchronous sequence of the payloads posted for one `Notifiable` type on one center.
 ///
-/// Made by ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:file:line:)`` or
-/// ``Notifiable/notifications(from:in:bufferingPolicy:file:line:)``.
+/// Made by ``Notifiable/notifications(from:in:bufferingPolicy:file:line:)``.
 ///
 /// - Observation begins when the sequence is made, so a post right after that call is never missed, even before
-///   iteration starts.
+///   iteration starts. So make the sequence *before* the task that iterates it, not inside it: a sequence made
+///   inside `Task { … }` starts observing only when the task first runs, and misses what is posted until then.
 /// - Payloads are buffered without bound by default: nothing is dropped. Choose
 ///   ``BufferingPolicy/bufferingNewest(_:)`` or ``BufferingPolicy/bufferingOldest(_:)`` to bound it; each payload
 ///   a bounded buffer drops is reported through ``NotificationDiagnostics`` as
@@ -20,8 +20,8 @@ public import Foundation
 /// ```swift
 /// struct CounterDidChange: Notifiable { let count: Int }
 /// let center = NotificationCenter()
-/// let changes = center.notifications(of: CounterDidChange.self)
-/// center.post(CounterDidChange(count: 1))   // buffered
+/// let changes = CounterDidChange.notifications(in: center)
+/// CounterDidChange(count: 1).post(in: center)   // buffered
 /// for await change in changes {
 ///     print(change.count)                  // 1
 ///     break
@@ -123,8 +123,8 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         /// ```swift
         /// struct CounterDidChange: Notifiable { let count: Int }
         /// let center = NotificationCenter()
-        /// var iterator = center.notifications(of: CounterDidChange.self).makeAsyncIterator()
-        /// center.post(CounterDidChange(count: 1))
+        /// var iterator = CounterDidChange.notifications(in: center).makeAsyncIterator()
+        /// CounterDidChange(count: 1).post(in: center)
         /// let first = await iterator.next()   // CounterDidChange(count: 1)
         /// ```
         public mutating func next() async -> Element? {
@@ -141,7 +141,7 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         /// ```swift
         /// struct CounterDidChange: Notifiable { let count: Int }
         /// @MainActor func firstChange(in center: NotificationCenter) async -> CounterDidChange? {
-        ///     var iterator = center.notifications(of: CounterDidChange.self).makeAsyncIterator()
+        ///     var iterator = CounterDidChange.notifications(in: center).makeAsyncIterator()
         ///     return await iterator.next(isolation: MainActor.shared)
         /// }
         /// ```
@@ -157,52 +157,102 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
-    /// let iterator = NotificationCenter().notifications(of: CounterDidChange.self).makeAsyncIterator()
+    /// let iterator = CounterDidChange.notifications().makeAsyncIterator()
     /// ```
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: lifetime.stream.makeAsyncIterator(), end: AsyncIterator.IterationEnd(lifetime))
     }
 }
 
-extension NotificationCenter {
-    /// The payloads of `Event` posts on this center, as an asynchronous sequence.
+extension Notifiable {
+    /// The payloads of this type's posts, as an asynchronous sequence: for `for await` loops.
     ///
-    /// Observation begins before this method returns. See ``NotificationSequence`` for buffering and for when
-    /// observation ends. The payloads are produced on the posting thread and consumed by the iterating task.
+    /// - **Where payloads go:** they are buffered on the posting thread (unbounded unless `bufferingPolicy` says
+    ///   otherwise) and handed to the task that iterates the sequence.
+    /// - **When observation begins and ends:** it begins before this method returns, and ends when the iterating task
+    ///   is cancelled, when the loop exits, when the sequence is released without being iterated, or when the center
+    ///   is deallocated (the loop then ends). See ``NotificationSequence``.
+    /// - Make the sequence first, then start the task that iterates it, as below: a sequence made inside the task
+    ///   starts observing only when the task runs, and misses the posts made before.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
-    /// let center = NotificationCenter()
+    ///
+    /// let changes = CounterDidChange.notifications()   // observing from here on
     /// Task {
-    ///     for await change in center.notifications(of: CounterDidChange.self) {
-    ///         print(change.count)
-    ///     }
+    ///     for await change in changes { print(change.count) }
     /// }
+    /// CounterDidChange(count: 1).post()   // reaches the loop, even if the task has not started yet
     /// ```
     ///
     /// - Parameters:
-    ///   - subject: The notification type to observe.
-    ///   - sender: Only posts from this object are delivered; `nil` for every sender.
+    ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender.
+    ///   - center: The center to observe; `.default` unless given.
     ///   - bufferingPolicy: How many payloads to keep while the consumer is busy; unbounded unless given.
-    ///   - file: Where the observation is made, for `typedObservations`; leave the default.
-    ///   - line: Where the observation is made, for `typedObservations`; leave the default.
+    ///   - file: Where the observation is made, for ``Foundation/NotificationCenter/typedObservations``; leave the
+    ///     default.
+    ///   - line: Where the observation is made; leave the default.
     /// - Returns: A single-pass, `Sendable` sequence of payloads.
-    public func notifications<Event: Notifiable>(
-        of subject: Event.Type,
-        from sender: Event.Sender? = nil,
-        bufferingPolicy: NotificationSequence<Event.Payload>.BufferingPolicy = .unbounded,
+    public static func notifications(
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        bufferingPolicy: NotificationSequence<Payload>.BufferingPolicy = .unbounded,
         file: StaticString = #fileID,
         line: UInt = #line
-    ) -> NotificationSequence<Event.Payload> {
-        notifications(
-            of: subject,
-            from: sender,
-            bufferingPolicy: bufferingPolicy,
-            reportsDrops: true,
-            site: ObservationSite(fileID: file, line: line)
-        )
+    ) -> NotificationSequence<Payload> {
+        center.notifications(
+            of: Self.self, from: sender, bufferingPolicy: bufferingPolicy, reportsDrops: true,
+            site: ObservationSite(fileID: file, line: line))
     }
 
+    /// Waits for the next post of this type and returns its payload.
+    ///
+    /// Observation begins when the call starts running and ends when it returns. A post made by code that runs
+    /// concurrently, before this call starts waiting, is not seen: to be sure to catch it, make a sequence first with
+    /// ``notifications(from:in:bufferingPolicy:file:line:)`` and take its first element.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    ///
+    /// let center = NotificationCenter()
+    /// let waiter = Task { try await CounterDidChange.next(in: center) }
+    /// // … once the waiter is waiting, something posts:
+    /// CounterDidChange(count: 1).post(in: center)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sender: Only a post from this object counts; `nil` for every sender.
+    ///   - center: The center to observe; `.default` unless given.
+    ///   - file: Where the observation is made; leave the default.
+    ///   - line: Where the observation is made; leave the default.
+    /// - Returns: The payload of the first matching post.
+    /// - Throws: `CancellationError` if the task is cancelled first.
+    public static func next(
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) async throws -> Payload {
+        // Only the first payload counts: those the one-element buffer drops after it are not worth a report.
+        let first = center.notifications(
+            of: Self.self,
+            from: sender,
+            bufferingPolicy: .bufferingOldest(1),
+            reportsDrops: false,
+            site: ObservationSite(fileID: file, line: line)
+        )
+        for await payload in first {
+            return payload
+        }
+        throw CancellationError()
+    }
+}
+
+extension NotificationCenter {
+    /// The one path behind ``Notifiable/notifications(from:in:bufferingPolicy:file:line:)`` and
+    /// ``Notifiable/next(from:in:file:line:)``.
+    ///
+    /// - Parameter reportsDrops: Whether a payload a bounded buffer drops is reported (not for `next`).
     func notifications<Event: Notifiable>(
         of subject: Event.Type,
         from sender: Event.Sender?,
@@ -229,76 +279,5 @@ extension NotificationCenter {
                 onEnd: finish
             )
         }
-    }
-
-    /// Waits for the next `Event` post on this center and returns its payload.
-    ///
-    /// Observation begins when the call starts running and ends when it returns. To be sure not to miss a post made
-    /// by code that runs concurrently, make the sequence first with ``notifications(of:from:bufferingPolicy:file:line:)``:
-    /// it observes from the moment it is made.
-    ///
-    /// ```swift
-    /// struct CounterDidChange: Notifiable { let count: Int }
-    /// let center = NotificationCenter()
-    /// let waiter = Task { try await center.next(CounterDidChange.self) }
-    /// // … once the waiter is waiting, something posts:
-    /// center.post(CounterDidChange(count: 1))
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - subject: The notification type to wait for.
-    ///   - sender: Only a post from this object counts; `nil` for every sender.
-    ///   - file: Where the observation is made, for `typedObservations`; leave the default.
-    ///   - line: Where the observation is made, for `typedObservations`; leave the default.
-    /// - Returns: The payload of the first matching post.
-    /// - Throws: `CancellationError` if the task is cancelled first.
-    public func next<Event: Notifiable>(
-        _ subject: Event.Type,
-        from sender: Event.Sender? = nil,
-        file: StaticString = #fileID,
-        line: UInt = #line
-    ) async throws -> Event.Payload {
-        // Only the first payload counts: those the one-element buffer drops after it are not worth a report.
-        let first = notifications(
-            of: subject,
-            from: sender,
-            bufferingPolicy: .bufferingOldest(1),
-            reportsDrops: false,
-            site: ObservationSite(fileID: file, line: line)
-        )
-        for await payload in first {
-            return payload
-        }
-        throw CancellationError()
-    }
-}
-
-extension Notifiable {
-    /// The payloads of this type's posts on `center`, as an asynchronous sequence.
-    ///
-    /// Shorthand for ``Foundation/NotificationCenter/notifications(of:from:bufferingPolicy:file:line:)``.
-    ///
-    /// ```swift
-    /// struct CounterDidChange: Notifiable { let count: Int }
-    /// Task {
-    ///     for await change in CounterDidChange.notifications() { print(change.count) }
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - sender: Only posts from this object are delivered; `nil` for every sender.
-    ///   - center: The center to observe; `.default` unless given.
-    ///   - bufferingPolicy: How many payloads to keep while the consumer is busy; unbounded unless given.
-    ///   - file: Where the observation is made, for `typedObservations`; leave the default.
-    ///   - line: Where the observation is made, for `typedObservations`; leave the default.
-    /// - Returns: A single-pass, `Sendable` sequence of payloads.
-    public static func notifications(
-        from sender: Sender? = nil,
-        in center: NotificationCenter = .default,
-        bufferingPolicy: NotificationSequence<Payload>.BufferingPolicy = .unbounded,
-        file: StaticString = #fileID,
-        line: UInt = #line
-    ) -> NotificationSequence<Payload> {
-        center.notifications(of: Self.self, from: sender, bufferingPolicy: bufferingPolicy, file: file, line: line)
     }
 }

@@ -15,12 +15,12 @@ public import Foundation
 ///
 /// let center = NotificationCenter()
 /// let model = CounterModel()
-/// let observation = center.observe(CounterDidChange.self, for: model) { model, change in
+/// let observation = CounterDidChange.observe(for: model, in: center) { model, change in
 ///     model.show(change.count)
 /// }
-/// center.post(CounterDidChange(count: 1))   // prints 1
+/// CounterDidChange(count: 1).post(in: center)   // prints 1
 /// observation.cancel()
-/// center.post(CounterDidChange(count: 2))   // prints nothing
+/// CounterDidChange(count: 2).post(in: center)   // prints nothing
 /// ```
 public struct OwnerBoundObservation: Sendable {
     let observation: any Observation
@@ -54,9 +54,9 @@ extension NotificationCenter {
     /// final class CounterModel: Sendable {}
     /// let center = NotificationCenter()
     /// let model = CounterModel()
-    /// let observation = center.observe(CounterDidChange.self, for: model) { _, change in print(change.count) }
+    /// let observation = CounterDidChange.observe(for: model, in: center) { _, change in print(change.count) }
     /// center.removeObserver(observation)
-    /// center.post(CounterDidChange(count: 1))   // prints nothing
+    /// CounterDidChange(count: 1).post(in: center)   // prints nothing
     /// ```
     ///
     /// - Parameter observation: What the owner-bound `observe` returned.

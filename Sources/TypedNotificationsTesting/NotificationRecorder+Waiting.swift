@@ -12,8 +12,8 @@ extension NotificationRecorder {
     ///     let center = NotificationCenter()
     ///     let recorder = NotificationRecorder(Saved.self, in: center)
     ///     DispatchQueue.global().async {
-    ///         center.post(Saved(id: 1))
-    ///         center.post(Saved(id: 2))
+    ///         Saved(id: 1).post(in: center)
+    ///         Saved(id: 2).post(in: center)
     ///     }
     ///     #expect(try await recorder.next().id == 1)
     ///     #expect(try await recorder.next(timeout: .seconds(5)).id == 2)
@@ -39,7 +39,7 @@ extension NotificationRecorder {
     /// @Test func savingPostsOnce() async throws {
     ///     let center = NotificationCenter()
     ///     let recorder = NotificationRecorder(Saved.self, in: center)
-    ///     DispatchQueue.global().async { center.post(Saved(id: 1)) }
+    ///     DispatchQueue.global().async { Saved(id: 1).post(in: center) }
     ///     #expect(try await recorder.next(timeout: .seconds(5)).id == 1)
     /// }
     /// ```
@@ -68,7 +68,7 @@ extension NotificationRecorder {
     ///     let center = NotificationCenter()
     ///     let recorder = NotificationRecorder(Saved.self, in: center)
     ///     Task.detached {
-    ///         for id in 1...3 { center.post(Saved(id: id)) }
+    ///         for id in 1...3 { Saved(id: id).post(in: center) }
     ///     }
     ///     let saved = try await recorder.waitForCount(3, timeout: .seconds(5))
     ///     #expect(saved.map(\.id) == [1, 2, 3])
@@ -101,7 +101,7 @@ extension NotificationRecorder {
     ///     let center = NotificationCenter()
     ///     let recorder = NotificationRecorder(Saved.self, in: center)
     ///     Task.detached {
-    ///         for id in 1...3 { center.post(Saved(id: id)) }
+    ///         for id in 1...3 { Saved(id: id).post(in: center) }
     ///     }
     ///     let saved = try await recorder.waitForCount(3)
     ///     #expect(saved.map(\.id) == [1, 2, 3])

@@ -60,8 +60,8 @@ public final class NotificationRecorder<Event: Notifiable>: Sendable {
     /// let store = Store()
     /// let everything = NotificationRecorder(Saved.self, in: center)
     /// let fromStore = NotificationRecorder(Saved.self, from: store, in: center)
-    /// center.post(Saved(id: 1), from: store)
-    /// center.post(Saved(id: 2))
+    /// Saved(id: 1).post(from: store, in: center)
+    /// Saved(id: 2).post(in: center)
     /// // everything.count == 2, fromStore.count == 1
     /// ```
     ///
@@ -102,8 +102,8 @@ public final class NotificationRecorder<Event: Notifiable>: Sendable {
     /// struct Saved: Notifiable { let id: Int }
     /// let center = NotificationCenter()
     /// let recorder = NotificationRecorder(Saved.self, in: center)
-    /// center.post(Saved(id: 1))
-    /// center.post(Saved(id: 2))
+    /// Saved(id: 1).post(in: center)
+    /// Saved(id: 2).post(in: center)
     /// #expect(recorder.payloads.map(\.id) == [1, 2])
     /// ```
     public var payloads: [Event.Payload] {
@@ -116,7 +116,7 @@ public final class NotificationRecorder<Event: Notifiable>: Sendable {
     /// enum Refreshed: Notifiable { typealias Payload = Void }
     /// let center = NotificationCenter()
     /// let recorder = NotificationRecorder(Refreshed.self, in: center)
-    /// center.post(Refreshed.self)
+    /// Refreshed.post((), in: center)
     /// #expect(recorder.count == 1)
     /// ```
     public var count: Int {
@@ -134,8 +134,8 @@ public final class NotificationRecorder<Event: Notifiable>: Sendable {
     /// let center = NotificationCenter()
     /// let (drafts, archive) = (Store(), Store())
     /// let recorder = NotificationRecorder(Saved.self, in: center)
-    /// center.post(Saved(id: 1), from: drafts)
-    /// center.post(Saved(id: 2), from: archive)
+    /// Saved(id: 1).post(from: drafts, in: center)
+    /// Saved(id: 2).post(from: archive, in: center)
     /// #expect(recorder.payloads(from: drafts).map(\.id) == [1])
     /// ```
     ///
@@ -172,9 +172,9 @@ public final class NotificationRecorder<Event: Notifiable>: Sendable {
     /// struct Saved: Notifiable { let id: Int }
     /// let center = NotificationCenter()
     /// let recorder = NotificationRecorder(Saved.self, in: center)
-    /// center.post(Saved(id: 1))
+    /// Saved(id: 1).post(in: center)
     /// recorder.cancel()
-    /// center.post(Saved(id: 2))
+    /// Saved(id: 2).post(in: center)
     /// #expect(recorder.count == 1)
     /// ```
     public func cancel() {
@@ -205,8 +205,8 @@ extension NotificationRecorder where Event.Sender: Sendable {
     /// let center = NotificationCenter()
     /// let store = Store()
     /// let recorder = NotificationRecorder(Saved.self, in: center)
-    /// center.post(Saved(id: 1), from: store)
-    /// center.post(Saved(id: 2))
+    /// Saved(id: 1).post(from: store, in: center)
+    /// Saved(id: 2).post(in: center)
     /// #expect(recorder.senders.map { $0 === store } == [true, false])
     /// ```
     public var senders: [Event.Sender?] {

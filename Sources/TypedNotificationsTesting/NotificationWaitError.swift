@@ -15,7 +15,7 @@
 /// @Test func savingPostsThreeTimes() async throws {
 ///     let center = NotificationCenter()
 ///     let recorder = NotificationRecorder(Saved.self, in: center)
-///     center.post(Saved(id: 1))
+///     Saved(id: 1).post(in: center)
 ///     do {
 ///         try await recorder.waitForCount(2, timeout: .milliseconds(100))
 ///     } catch let error as NotificationWaitError {

@@ -109,7 +109,7 @@ public final class TypedNotificationExpectation<Event: Notifiable>: XCTestExpect
     /// struct CounterDidChange: Notifiable { let count: Int }
     /// let center = NotificationCenter()
     /// let changes = TypedNotificationExpectation(CounterDidChange.self, in: center)
-    /// center.post(CounterDidChange(count: 1))
+    /// CounterDidChange(count: 1).post(in: center)
     /// XCTAssertEqual(changes.payloads.map(\.count), [1])
     /// ```
     public var payloads: [Event.Payload] {

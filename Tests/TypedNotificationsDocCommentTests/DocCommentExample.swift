@@ -18,13 +18,26 @@ struct DocCommentExample {
 // MARK: - Extraction
 
 extension DocCommentExample {
-    /// The examples of every `.swift` file under `Sources/` in the package at `root`, ordered by path and line.
+    /// The examples of every `.swift` file under `Sources/` in the package at `root`, ordered by path and line, then
+    /// those of `README.md`.
     static func all(inPackageAt root: URL) throws -> [DocCommentExample] {
         let sources = root.appendingPathComponent("Sources")
         let files = (FileManager.default.subpaths(atPath: sources.path) ?? []).filter { $0.hasSuffix(".swift") }
-        return try files.sorted().flatMap { file in
+        let documented = try files.sorted().flatMap { file in
             let source = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
             return extract(fromSource: source, path: "Sources/" + file)
+        }
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        return documented + extract(fromMarkdown: readme, path: "README.md")
+    }
+
+    /// The ```swift blocks of a Markdown file, except a `Package.swift` manifest (a block whose first line is
+    /// `// Package.swift`), which only SwiftPM can compile.
+    static func extract(fromMarkdown markdown: String, path: String) -> [DocCommentExample] {
+        // Read as one doc comment, closed by a line that is not one.
+        let asComment = markdown.split(separator: "\n", omittingEmptySubsequences: false).map { "/// " + $0 }
+        return extract(fromSource: (asComment + [""]).joined(separator: "\n"), path: path).filter { example in
+            example.lines.first?.hasPrefix("// Package.swift") != true
         }
     }
 

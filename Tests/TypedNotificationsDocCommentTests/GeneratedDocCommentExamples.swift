@@ -48,24 +48,6 @@ enum Notifiable_Bridging_typedPayloadKey_1 {
     }
 }
 
-enum Notifiable_Bridging_typedPostKey_1 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-
-        let center = NotificationCenter()
-        let token = CounterDidChange.observe(in: center) { _ in }
-        let plain = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { note in
-            var userInfo = note.userInfo ?? [:]
-            userInfo[Notification.typedPostKey] = nil  // not part of the payload
-            print(userInfo.count)  // 1
-        }
-        CounterDidChange(count: 1).post(in: center)
-        _ = center
-        _ = token
-        _ = plain
-    }
-}
-
 enum Notifiable_Bridging_NotificationDecodingError_1 {
     static func example() async throws {
         struct Payment: Sendable { let id: String }
@@ -113,6 +95,183 @@ enum Notifiable_Bridging_userInfo_1 {
         let userInfo = CounterDidChange.userInfo(for: CounterDidChange(count: 2))
         // userInfo?[Notification.typedPayloadKey] as? CounterDidChange == CounterDidChange(count: 2)
         _ = userInfo
+    }
+}
+
+// MARK: - Sources/TypedNotifications/Notifiable+Observing.swift
+
+enum Notifiable_Observing_observe_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+
+        let center = NotificationCenter()
+        let token = CounterDidChange.observe(in: center) { change in print(change.count) }
+        CounterDidChange(count: 3).post(in: center)  // prints 3
+        _ = center
+        _ = token
+    }
+}
+
+enum Notifiable_Observing_observe_2 {
+    static func example() async throws {
+        final class Document: Sendable {
+            let title: String
+            init(title: String) { self.title = title }
+        }
+        struct DocumentDidSave: Notifiable {
+            typealias Sender = Document
+            let bytes: Int
+        }
+
+        let center = NotificationCenter()
+        let token = DocumentDidSave.observe(in: center) { document, save in
+            print(document?.title ?? "?", save.bytes)
+        }
+        DocumentDidSave(bytes: 10).post(from: Document(title: "Notes"), in: center)  // prints "Notes 10"
+        _ = center
+        _ = token
+    }
+}
+
+enum Notifiable_Observing_observe_3 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        final class CounterLog: Sendable {
+            func record(_ count: Int) { print("count:", count) }
+        }
+
+        let center = NotificationCenter()
+        let log = CounterLog()
+        CounterDidChange.observe(for: log, in: center) { log, change in log.record(change.count) }
+        CounterDidChange(count: 3).post(in: center)  // prints "count: 3"
+        _ = center
+        _ = log
+    }
+}
+
+enum Notifiable_Observing_observe_4 {
+    static func example() async throws {
+        enum PaymentDidFinish: Notifiable, Equatable {
+            case accepted, rejected
+        }
+
+        let center = NotificationCenter()
+        let token = PaymentDidFinish.accepted.observe(in: center) { _ in print("accepted") }
+        PaymentDidFinish.accepted.post(in: center)  // prints "accepted"
+        PaymentDidFinish.rejected.post(in: center)  // prints nothing
+        _ = center
+        _ = token
+    }
+}
+
+// MARK: - Sources/TypedNotifications/Notifiable+ObservingAsync.swift
+
+enum Notifiable_ObservingAsync_observe_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        actor Uploader { func upload(_ count: Int) async {} }
+
+        let uploader = Uploader()
+        let token = CounterDidChange.observe { change async in await uploader.upload(change.count) }
+        _ = uploader
+        _ = token
+    }
+}
+
+enum Notifiable_ObservingAsync_observe_2 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        final class CounterUploader: Sendable {
+            func upload(_ count: Int) async {}
+        }
+
+        let uploader = CounterUploader()
+        CounterDidChange.observe(for: uploader) { uploader, change async in
+            await uploader.upload(change.count)
+        }
+        _ = uploader
+    }
+}
+
+// MARK: - Sources/TypedNotifications/Notifiable+ObservingOnActors.swift
+
+enum Notifiable_ObservingOnActors_observeOnMainActor_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+
+        @MainActor final class CounterLabel {
+            var text = ""
+            var token: NotificationToken?
+
+            func start(in center: NotificationCenter) {
+                token = CounterDidChange.observeOnMainActor(in: center) { [weak self] change in
+                    self?.text = "\(change.count)"
+                }
+            }
+        }
+    }
+}
+
+enum Notifiable_ObservingOnActors_observeOnMainActor_2 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+
+        @MainActor final class CounterViewModel {
+            private(set) var text = ""
+
+            init(center: NotificationCenter = .default) {
+                CounterDidChange.observeOnMainActor(for: self, in: center) { model, change in
+                    model.text = "\(change.count)"
+                }
+            }
+        }
+    }
+}
+
+enum Notifiable_ObservingOnActors_observe_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+
+        actor CounterStore {
+            private(set) var latest = 0
+
+            func start(in center: NotificationCenter) {
+                CounterDidChange.observe(for: self, in: center) { store, change in
+                    store.latest = change.count
+                }
+            }
+        }
+    }
+}
+
+// MARK: - Sources/TypedNotifications/Notifiable+Posting.swift
+
+enum Notifiable_Posting_post_1 {
+    static func example() async throws {
+        final class Counter: Sendable {}
+        struct CounterDidChange: Notifiable { let count: Int }
+
+        CounterDidChange(count: 3).post()
+
+        let counter = Counter()
+        let center = NotificationCenter()
+        CounterDidChange(count: 4).post(from: counter, in: center)
+        _ = counter
+        _ = center
+    }
+}
+
+enum Notifiable_Posting_post_2 {
+    static func example() async throws {
+        enum UserDidLogIn: Notifiable {
+            typealias Payload = String  // the user name
+        }
+
+        let center = NotificationCenter()
+        let token = UserDidLogIn.observe(in: center) { name in print(name) }
+        UserDidLogIn.post("ada", in: center)  // prints "ada"
+        _ = center
+        _ = token
     }
 }
 
@@ -230,7 +389,7 @@ enum NotificationCenter_Introspection_TypedObservation_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
-        let token = center.observe(CounterDidChange.self) { _ in }
+        let token = CounterDidChange.observe(in: center) { _ in }
         for observation in center.typedObservations {
             print(observation)  // e.g. "MyApp.CounterDidChange, immediate, any sender, MyApp/Counter.swift:3"
         }
@@ -243,18 +402,18 @@ enum NotificationCenter_Introspection_typedObservations_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
-        let token = center.observe(CounterDidChange.self) { _ in }
+        let token = CounterDidChange.observe(in: center) { _ in }
         print(center.typedObservations.map(\.delivery))  // [TypedNotifications.TypedObservation.Delivery.immediate]
         _ = center
         _ = token
     }
 }
 
-enum NotificationCenter_Introspection_observeForPublisher_1 {
+enum NotificationCenter_Introspection_subscribeForPublisher_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
-        let token = center.observeForPublisher(CounterDidChange.self, from: nil) { change in print(change.count) }
+        let token = center.subscribeForPublisher(CounterDidChange.self, from: nil) { change in print(change.count) }
         _ = center
         _ = token
     }
@@ -264,7 +423,7 @@ enum NotificationCenter_Introspection_typedRegistrationCounts_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
-        let token = center.observe(CounterDidChange.self) { _ in }
+        let token = CounterDidChange.observe(in: center) { _ in }
         token.cancel()
         assert(center.typedRegistrationCounts() == (0, 0))
         _ = center
@@ -272,310 +431,45 @@ enum NotificationCenter_Introspection_typedRegistrationCounts_1 {
     }
 }
 
-// MARK: - Sources/TypedNotifications/NotificationCenter+Observing.swift
+// MARK: - Sources/TypedNotifications/NotificationCondition.swift
 
-enum NotificationCenter_Observing_observe_1 {
+enum NotificationCondition_NotificationCondition_1 {
     static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        let center = NotificationCenter()
-        let token = center.observe(CounterDidChange.self) { change in print(change.count) }
-        center.post(CounterDidChange(count: 3))  // prints 3
-        _ = center
-        _ = token
-    }
-}
-
-enum NotificationCenter_Observing_observe_2 {
-    static func example() async throws {
-        final class Document: Sendable {
-            let title: String
-            init(title: String) { self.title = title }
-        }
-        struct DocumentDidSave: Notifiable {
-            typealias Sender = Document
-            let bytes: Int
-        }
-
-        let center = NotificationCenter()
-        let token = center.observe(DocumentDidSave.self) { save, document in
-            print(document?.title ?? "?", save.bytes)
-        }
-        center.post(DocumentDidSave(bytes: 10), from: Document(title: "Notes"))  // prints "Notes 10"
-        _ = center
-        _ = token
-    }
-}
-
-enum NotificationCenter_Observing_observe_3 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        final class CounterModel: Sendable {
-            func show(_ count: Int) { print(count) }
-        }
-
-        let center = NotificationCenter()
-        let model = CounterModel()
-        center.observe(CounterDidChange.self, for: model) { model, change in model.show(change.count) }
-        _ = center
-        _ = model
-    }
-}
-
-enum NotificationCenter_Observing_observe_4 {
-    static func example() async throws {
-        final class Thermometer: Sendable {}
-        struct Reading: Notifiable {
-            typealias Sender = Thermometer
-            let celsius: Double
-        }
-
-        let sensor = Thermometer()
-        let center = NotificationCenter()
-        let token = Reading.observe(from: sensor, in: center) { reading in print(reading.celsius) }
-        Reading(celsius: 21).post(from: sensor, in: center)  // prints 21.0
-        _ = sensor
-        _ = center
-        _ = token
-    }
-}
-
-enum NotificationCenter_Observing_observe_5 {
-    static func example() async throws {
-        final class Thermometer: Sendable {}
-        struct Reading: Notifiable {
-            typealias Sender = Thermometer
-            let celsius: Double
-        }
-
-        let kitchen = Thermometer()
-        let center = NotificationCenter()
-        let token = Reading.observe(in: center) { reading, thermometer in
-            print(thermometer === kitchen ? "kitchen" : "elsewhere", reading.celsius)
-        }
-        Reading(celsius: 21).post(from: kitchen, in: center)  // prints "kitchen 21.0"
-        _ = kitchen
-        _ = center
-        _ = token
-    }
-}
-
-enum NotificationCenter_Observing_observe_6 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        final class CounterModel: Sendable {
-            init(center: NotificationCenter) {
-                CounterDidChange.observe(for: self, in: center) { model, change in model.show(change.count) }
-            }
-            func show(_ count: Int) { print(count) }
-        }
-    }
-}
-
-enum NotificationCenter_Observing_observe_7 {
-    static func example() async throws {
-        enum PaymentNotifications: Notifiable, Equatable {
+        enum PaymentDidFinish: Notifiable, Equatable {
             case accepted, rejected
         }
-
-        let token = PaymentNotifications.accepted.observe { _ in print("accepted") }
-        PaymentNotifications.rejected.post()  // prints nothing
-        PaymentNotifications.accepted.post()  // prints "accepted"
-        _ = token
-    }
-}
-
-// MARK: - Sources/TypedNotifications/NotificationCenter+ObservingAsync.swift
-
-enum NotificationCenter_ObservingAsync_observe_1 {
-    static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
-        actor Uploader { func upload(_ count: Int) async {} }
 
         let center = NotificationCenter()
-        let uploader = Uploader()
-        let token = center.observe(CounterDidChange.self) { change async in
-            await uploader.upload(change.count)
+        let accepted = PaymentDidFinish.observe(in: center, where: .equals(.accepted)) { _ in print("accepted") }
+        let large = CounterDidChange.observe(in: center, where: .matching { $0.count > 3 }) { change in
+            print("large:", change.count)
         }
+        PaymentDidFinish.accepted.post(in: center)  // prints "accepted"
+        CounterDidChange(count: 5).post(in: center)  // prints "large: 5"
         _ = center
-        _ = uploader
-        _ = token
+        _ = accepted
+        _ = large
     }
 }
 
-enum NotificationCenter_ObservingAsync_observe_2 {
+enum NotificationCondition_matching_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
-        actor Uploader { func upload(_ count: Int) async {} }
-
-        let uploader = Uploader()
-        let token = CounterDidChange.observe { change async in await uploader.upload(change.count) }
-        _ = uploader
-        _ = token
-    }
-}
-
-// MARK: - Sources/TypedNotifications/NotificationCenter+ObservingOnActors.swift
-
-enum NotificationCenter_ObservingOnActors_observeOnMainActor_1 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        @MainActor final class CounterLabel { var text = "" }
-
-        @MainActor func showCount(in center: NotificationCenter) {
-            let label = CounterLabel()
-            let token = center.observeOnMainActor(CounterDidChange.self) { change in label.text = "\(change.count)" }
-            center.post(CounterDidChange(count: 3))
-            print(label.text)  // prints 3: posted on the main actor, delivered before `post` returned
-            token.cancel()
-        }
-    }
-}
-
-enum NotificationCenter_ObservingOnActors_observeOnMainActor_2 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        @MainActor final class CounterViewModel {
-            var text = ""
-            init(center: NotificationCenter) {
-                center.observeOnMainActor(CounterDidChange.self, for: self) { model, change in
-                    model.text = "\(change.count)"
-                }
-            }
-        }
-    }
-}
-
-enum NotificationCenter_ObservingOnActors_observe_1 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        actor CounterTotal {
-            var total = 0
-            var token: NotificationToken?
-            func start(in center: NotificationCenter) {
-                token = center.observe(CounterDidChange.self, on: self) { total, change in total.total += change.count }
-            }
-        }
-    }
-}
-
-enum NotificationCenter_ObservingOnActors_observe_2 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        actor CounterTotal {
-            var total = 0
-            init(center: NotificationCenter) {
-                center.observe(CounterDidChange.self, for: self) { total, change in total.total += change.count }
-            }
-        }
-    }
-}
-
-enum NotificationCenter_ObservingOnActors_observeOnMainActor_3 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        let token = CounterDidChange.observeOnMainActor { change in
-            MainActor.assertIsolated()
-            print(change.count)
+        let token = CounterDidChange.observe(where: .matching { $0.count.isMultiple(of: 2) }) { change in
+            print("even:", change.count)
         }
         _ = token
     }
 }
 
-enum NotificationCenter_ObservingOnActors_observeOnMainActor_4 {
+enum NotificationCondition_equals_1 {
     static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        @MainActor final class CounterViewModel {
-            var text = ""
-            init() {
-                CounterDidChange.observeOnMainActor(for: self) { model, change in model.text = "\(change.count)" }
-            }
+        enum Playback: Notifiable, Equatable {
+            case play, pause
         }
-    }
-}
-
-enum NotificationCenter_ObservingOnActors_observe_3 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        actor CounterTotal {
-            var total = 0
-            var token: NotificationToken?
-            func start() {
-                token = CounterDidChange.observe(on: self) { total, change in total.total += change.count }
-            }
-        }
-    }
-}
-
-enum NotificationCenter_ObservingOnActors_observe_4 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        actor CounterTotal {
-            var total = 0
-            init() {
-                CounterDidChange.observe(for: self) { total, change in total.total += change.count }
-            }
-        }
-    }
-}
-
-// MARK: - Sources/TypedNotifications/NotificationCenter+Posting.swift
-
-enum NotificationCenter_Posting_post_1 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        let center = NotificationCenter()
-        center.post(CounterDidChange(count: 3))
-        _ = center
-    }
-}
-
-enum NotificationCenter_Posting_post_2 {
-    static func example() async throws {
-        struct User: Sendable { let name: String }
-        enum UserDidLogIn: Notifiable { typealias Payload = User }
-
-        let center = NotificationCenter()
-        center.post(UserDidLogIn.self, payload: User(name: "Ada"))
-        _ = center
-    }
-}
-
-enum NotificationCenter_Posting_post_3 {
-    static func example() async throws {
-        enum AppDidBecomeActive: Notifiable { typealias Payload = Void }
-        let center = NotificationCenter()
-        center.post(AppDidBecomeActive.self)
-        _ = center
-    }
-}
-
-enum NotificationCenter_Posting_post_4 {
-    static func example() async throws {
-        final class Counter: Sendable {}
-        struct CounterDidChange: Notifiable { let count: Int }
-
-        let counter = Counter()
-        let center = NotificationCenter()
-        CounterDidChange(count: 3).post()
-        CounterDidChange(count: 3).post(from: counter, in: center)
-        _ = counter
-        _ = center
-    }
-}
-
-enum NotificationCenter_Posting_post_5 {
-    static func example() async throws {
-        struct User: Sendable { let name: String }
-        enum UserDidLogIn: Notifiable { typealias Payload = User }
-
-        UserDidLogIn.post(User(name: "Ada"))
-    }
-}
-
-enum NotificationCenter_Posting_post_6 {
-    static func example() async throws {
-        enum AppDidBecomeActive: Notifiable { typealias Payload = Void }
-        AppDidBecomeActive.post()
+        let token = Playback.observeOnMainActor(where: .equals(.pause)) { _ in print("paused") }
+        _ = token
     }
 }
 
@@ -593,6 +487,13 @@ enum NotificationDelivery_NotificationDelivery_1 {
     }
 }
 
+enum NotificationDelivery_Queue_1 {
+    static func example() async throws {
+        let queues: [any NotificationDelivery.Queue] = [DispatchQueue(label: "a"), OperationQueue()]
+        _ = queues
+    }
+}
+
 enum NotificationDelivery_immediate_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
@@ -604,31 +505,30 @@ enum NotificationDelivery_immediate_1 {
 enum NotificationDelivery_async_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
-        let token = CounterDidChange.observe(delivery: .async(on: .global())) { change in print(change.count) }
+        let onQueue = CounterDidChange.observe(delivery: .async(on: .global())) { change in print(change.count) }
+        let onOperations = CounterDidChange.observe(delivery: .async(on: OperationQueue())) { change in
+            print(change.count)
+        }
+        _ = onQueue
+        _ = onOperations
+    }
+}
+
+enum NotificationDelivery_line73_1 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        let token = CounterDidChange.observeOnMainActor { change in print(change.count) }
         _ = token
     }
 }
 
-enum NotificationDelivery_async_2 {
+enum NotificationDelivery_global_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
-        let queue = OperationQueue()
-        let token = CounterDidChange.observe(delivery: .async(on: queue)) { change in print(change.count) }
-        _ = queue
+        let token = CounterDidChange.observe(delivery: .async(on: .global(qos: .utility))) { change in
+            print(change.count)
+        }
         _ = token
-    }
-}
-
-// MARK: - Sources/TypedNotifications/NotificationDiagnostics+DebugReports.swift
-
-enum NotificationDiagnostics_DebugReports_checkSenderFilter_1 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        let center = NotificationCenter()
-        // What `CounterDidChange.observe(from: center) { … }` checks first, in a debug build: reported.
-        NotificationDiagnostics.checkSenderFilter(
-            center, for: CounterDidChange.self, in: .default, file: #fileID, line: #line)
-        _ = center
     }
 }
 
@@ -638,7 +538,7 @@ enum NotificationDiagnostics_Testing_defaultReportSink_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
-        let token = center.observe(CounterDidChange.self) { _ in }
+        let token = CounterDidChange.observe(in: center) { _ in }
         NotificationDiagnostics.defaultReportSink = { message in print("reported: \(message)") }
         center.post(name: CounterDidChange.notificationName, object: nil)  // debug builds: "reported: …"
         NotificationDiagnostics.defaultReportSink = nil
@@ -762,29 +662,12 @@ enum NotificationPublisher_publisher_1 {
 
         let center = NotificationCenter()
         let cart = Cart()
-        let cancellable = center.publisher(for: CartDidChange.self, from: cart)
+        let cancellable = CartDidChange.publisher(from: cart, in: center)
             .sink { change in print(change.itemCount) }
-        center.post(CartDidChange(itemCount: 3), from: cart)  // prints 3
-        center.post(CartDidChange(itemCount: 4))  // another sender: prints nothing
+        CartDidChange(itemCount: 3).post(from: cart, in: center)  // prints 3
+        CartDidChange(itemCount: 4).post(in: center)  // another sender: prints nothing
         _ = center
         _ = cart
-        _ = cancellable
-    }
-}
-#endif
-
-#if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
-enum NotificationPublisher_publisher_2 {
-    static func example() async throws {
-        struct CartDidChange: Notifiable { let itemCount: Int }
-
-        let center = NotificationCenter()
-        var counts: [Int] = []
-        let cancellable = CartDidChange.publisher(in: center).sink { change in counts.append(change.itemCount) }
-        CartDidChange(itemCount: 1).post(in: center)
-        CartDidChange(itemCount: 2).post(in: center)  // counts == [1, 2]
-        _ = center
-        _ = counts
         _ = cancellable
     }
 }
@@ -796,8 +679,8 @@ enum NotificationSequence_NotificationSequence_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
-        let changes = center.notifications(of: CounterDidChange.self)
-        center.post(CounterDidChange(count: 1))  // buffered
+        let changes = CounterDidChange.notifications(in: center)
+        CounterDidChange(count: 1).post(in: center)  // buffered
         for await change in changes {
             print(change.count)  // 1
             break
@@ -811,8 +694,8 @@ enum NotificationSequence_next_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
-        var iterator = center.notifications(of: CounterDidChange.self).makeAsyncIterator()
-        center.post(CounterDidChange(count: 1))
+        var iterator = CounterDidChange.notifications(in: center).makeAsyncIterator()
+        CounterDidChange(count: 1).post(in: center)
         let first = await iterator.next()  // CounterDidChange(count: 1)
         _ = center
         _ = iterator
@@ -824,7 +707,7 @@ enum NotificationSequence_next_2 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         @MainActor func firstChange(in center: NotificationCenter) async -> CounterDidChange? {
-            var iterator = center.notifications(of: CounterDidChange.self).makeAsyncIterator()
+            var iterator = CounterDidChange.notifications(in: center).makeAsyncIterator()
             return await iterator.next(isolation: MainActor.shared)
         }
     }
@@ -833,7 +716,7 @@ enum NotificationSequence_next_2 {
 enum NotificationSequence_makeAsyncIterator_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
-        let iterator = NotificationCenter().notifications(of: CounterDidChange.self).makeAsyncIterator()
+        let iterator = CounterDidChange.notifications().makeAsyncIterator()
         _ = iterator
     }
 }
@@ -841,34 +724,26 @@ enum NotificationSequence_makeAsyncIterator_1 {
 enum NotificationSequence_notifications_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
-        let center = NotificationCenter()
+
+        let changes = CounterDidChange.notifications()  // observing from here on
         Task {
-            for await change in center.notifications(of: CounterDidChange.self) {
-                print(change.count)
-            }
+            for await change in changes { print(change.count) }
         }
-        _ = center
+        CounterDidChange(count: 1).post()  // reaches the loop, even if the task has not started yet
+        _ = changes
     }
 }
 
 enum NotificationSequence_next_3 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
+
         let center = NotificationCenter()
-        let waiter = Task { try await center.next(CounterDidChange.self) }
+        let waiter = Task { try await CounterDidChange.next(in: center) }
         // … once the waiter is waiting, something posts:
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         _ = center
         _ = waiter
-    }
-}
-
-enum NotificationSequence_notifications_2 {
-    static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
-        Task {
-            for await change in CounterDidChange.notifications() { print(change.count) }
-        }
     }
 }
 
@@ -911,9 +786,9 @@ enum NotificationToken_removeObserver_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
-        let token = center.observe(CounterDidChange.self) { change in print(change.count) }
+        let token = CounterDidChange.observe(in: center) { change in print(change.count) }
         center.removeObserver(token)
-        center.post(CounterDidChange(count: 1))  // prints nothing
+        CounterDidChange(count: 1).post(in: center)  // prints nothing
         _ = center
         _ = token
     }
@@ -930,12 +805,12 @@ enum OwnerBoundObservation_OwnerBoundObservation_1 {
 
         let center = NotificationCenter()
         let model = CounterModel()
-        let observation = center.observe(CounterDidChange.self, for: model) { model, change in
+        let observation = CounterDidChange.observe(for: model, in: center) { model, change in
             model.show(change.count)
         }
-        center.post(CounterDidChange(count: 1))  // prints 1
+        CounterDidChange(count: 1).post(in: center)  // prints 1
         observation.cancel()
-        center.post(CounterDidChange(count: 2))  // prints nothing
+        CounterDidChange(count: 2).post(in: center)  // prints nothing
         _ = center
         _ = model
         _ = observation
@@ -960,9 +835,9 @@ enum OwnerBoundObservation_removeObserver_1 {
         final class CounterModel: Sendable {}
         let center = NotificationCenter()
         let model = CounterModel()
-        let observation = center.observe(CounterDidChange.self, for: model) { _, change in print(change.count) }
+        let observation = CounterDidChange.observe(for: model, in: center) { _, change in print(change.count) }
         center.removeObserver(observation)
-        center.post(CounterDidChange(count: 1))  // prints nothing
+        CounterDidChange(count: 1).post(in: center)  // prints nothing
         _ = center
         _ = model
         _ = observation
@@ -979,8 +854,8 @@ enum NotificationRecorder_Waiting_next_1 {
             let center = NotificationCenter()
             let recorder = NotificationRecorder(Saved.self, in: center)
             DispatchQueue.global().async {
-                center.post(Saved(id: 1))
-                center.post(Saved(id: 2))
+                Saved(id: 1).post(in: center)
+                Saved(id: 2).post(in: center)
             }
             #expect(try await recorder.next().id == 1)
             #expect(try await recorder.next(timeout: .seconds(5)).id == 2)
@@ -995,7 +870,7 @@ enum NotificationRecorder_Waiting_next_2 {
         func savingPostsOnce() async throws {
             let center = NotificationCenter()
             let recorder = NotificationRecorder(Saved.self, in: center)
-            DispatchQueue.global().async { center.post(Saved(id: 1)) }
+            DispatchQueue.global().async { Saved(id: 1).post(in: center) }
             #expect(try await recorder.next(timeout: .seconds(5)).id == 1)
         }
     }
@@ -1009,7 +884,7 @@ enum NotificationRecorder_Waiting_waitForCount_1 {
             let center = NotificationCenter()
             let recorder = NotificationRecorder(Saved.self, in: center)
             Task.detached {
-                for id in 1...3 { center.post(Saved(id: id)) }
+                for id in 1...3 { Saved(id: id).post(in: center) }
             }
             let saved = try await recorder.waitForCount(3, timeout: .seconds(5))
             #expect(saved.map(\.id) == [1, 2, 3])
@@ -1025,7 +900,7 @@ enum NotificationRecorder_Waiting_waitForCount_2 {
             let center = NotificationCenter()
             let recorder = NotificationRecorder(Saved.self, in: center)
             Task.detached {
-                for id in 1...3 { center.post(Saved(id: id)) }
+                for id in 1...3 { Saved(id: id).post(in: center) }
             }
             let saved = try await recorder.waitForCount(3)
             #expect(saved.map(\.id) == [1, 2, 3])
@@ -1042,7 +917,7 @@ enum NotificationRecorder_NotificationRecorder_1 {
             let center: NotificationCenter
             init(center: NotificationCenter) { self.center = center }
             func save(_ ids: [Int]) {
-                for id in ids { center.post(Saved(id: id)) }
+                for id in ids { Saved(id: id).post(in: center) }
             }
             func saveInBackground(_ ids: [Int]) {
                 DispatchQueue.global().async { self.save(ids) }
@@ -1078,8 +953,8 @@ enum NotificationRecorder_init_1 {
         let store = Store()
         let everything = NotificationRecorder(Saved.self, in: center)
         let fromStore = NotificationRecorder(Saved.self, from: store, in: center)
-        center.post(Saved(id: 1), from: store)
-        center.post(Saved(id: 2))
+        Saved(id: 1).post(from: store, in: center)
+        Saved(id: 2).post(in: center)
         // everything.count == 2, fromStore.count == 1
         _ = center
         _ = store
@@ -1093,8 +968,8 @@ enum NotificationRecorder_payloads_1 {
         struct Saved: Notifiable { let id: Int }
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1))
-        center.post(Saved(id: 2))
+        Saved(id: 1).post(in: center)
+        Saved(id: 2).post(in: center)
         #expect(recorder.payloads.map(\.id) == [1, 2])
         _ = center
         _ = recorder
@@ -1106,7 +981,7 @@ enum NotificationRecorder_count_1 {
         enum Refreshed: Notifiable { typealias Payload = Void }
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Refreshed.self, in: center)
-        center.post(Refreshed.self)
+        Refreshed.post((), in: center)
         #expect(recorder.count == 1)
         _ = center
         _ = recorder
@@ -1121,8 +996,8 @@ enum NotificationRecorder_payloads_2 {
         let center = NotificationCenter()
         let (drafts, archive) = (Store(), Store())
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1), from: drafts)
-        center.post(Saved(id: 2), from: archive)
+        Saved(id: 1).post(from: drafts, in: center)
+        Saved(id: 2).post(from: archive, in: center)
         #expect(recorder.payloads(from: drafts).map(\.id) == [1])
         _ = center
         _ = drafts
@@ -1149,9 +1024,9 @@ enum NotificationRecorder_cancel_1 {
         struct Saved: Notifiable { let id: Int }
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         recorder.cancel()
-        center.post(Saved(id: 2))
+        Saved(id: 2).post(in: center)
         #expect(recorder.count == 1)
         _ = center
         _ = recorder
@@ -1169,8 +1044,8 @@ enum NotificationRecorder_senders_1 {
         let center = NotificationCenter()
         let store = Store()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1), from: store)
-        center.post(Saved(id: 2))
+        Saved(id: 1).post(from: store, in: center)
+        Saved(id: 2).post(in: center)
         #expect(recorder.senders.map { $0 === store } == [true, false])
         _ = center
         _ = store
@@ -1187,7 +1062,7 @@ enum NotificationWaitError_NotificationWaitError_1 {
         func savingPostsThreeTimes() async throws {
             let center = NotificationCenter()
             let recorder = NotificationRecorder(Saved.self, in: center)
-            center.post(Saved(id: 1))
+            Saved(id: 1).post(in: center)
             do {
                 try await recorder.waitForCount(2, timeout: .milliseconds(100))
             } catch let error as NotificationWaitError {
@@ -1208,7 +1083,7 @@ enum PostExpectations_expectPosts_1 {
             let center: NotificationCenter
             init(center: NotificationCenter) { self.center = center }
             func save(_ ids: [Int]) {
-                for id in ids { center.post(Saved(id: id)) }
+                for id in ids { Saved(id: id).post(in: center) }
             }
             func saveInBackground(_ ids: [Int]) {
                 DispatchQueue.global().async { self.save(ids) }
@@ -1237,7 +1112,7 @@ enum PostExpectations_expectNoPosts_1 {
             let center: NotificationCenter
             init(center: NotificationCenter) { self.center = center }
             func save(_ ids: [Int]) {
-                for id in ids { center.post(Saved(id: id)) }
+                for id in ids { Saved(id: id).post(in: center) }
             }
             func saveInBackground(_ ids: [Int]) {
                 DispatchQueue.global().async { self.save(ids) }
@@ -1267,7 +1142,7 @@ enum TypedNotificationExpectation_TypedNotificationExpectation_1 {
             let center: NotificationCenter
             init(center: NotificationCenter) { self.center = center }
             func save(_ ids: [Int]) {
-                for id in ids { center.post(Saved(id: id)) }
+                for id in ids { Saved(id: id).post(in: center) }
             }
             func saveInBackground(_ ids: [Int]) {
                 DispatchQueue.global().async { self.save(ids) }
@@ -1313,10 +1188,62 @@ enum TypedNotificationExpectation_payloads_1 {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
         let changes = TypedNotificationExpectation(CounterDidChange.self, in: center)
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         XCTAssertEqual(changes.payloads.map(\.count), [1])
         _ = center
         _ = changes
     }
 }
 #endif
+
+// MARK: - README.md
+
+enum README_line5_1 {
+    static func example() async throws {
+        struct CartDidChange: Notifiable {
+            let itemCount: Int
+        }
+
+        let token = CartDidChange.observe { change in print(change.itemCount) }
+        CartDidChange(itemCount: 3).post()  // prints 3
+        // Releasing `token` (or calling `token.cancel()`) ends the observation.
+        _ = token
+    }
+}
+
+enum README_line56_1 {
+    static func example() async throws {
+        struct CartDidChange: Notifiable {
+            let itemCount: Int
+        }
+
+        @MainActor final class CartBadgeModel {
+            private(set) var badge = ""
+
+            init() {
+                // Lasts as long as the model: nothing to store, nothing to remove.
+                CartDidChange.observeOnMainActor(for: self) { model, change in
+                    model.badge = change.itemCount == 0 ? "" : "\(change.itemCount)"
+                }
+            }
+        }
+
+        // Anywhere, on any thread:
+        CartDidChange(itemCount: 2).post()
+    }
+}
+
+enum README_line117_1 {
+    static func example() async throws {
+        struct CartDidChange: Notifiable, Equatable {
+            let itemCount: Int
+        }
+
+        func addingAnItemPostsTheNewCount() {
+            let center = NotificationCenter()
+            let recorder = NotificationRecorder(CartDidChange.self, in: center)
+            CartDidChange(itemCount: 1).post(in: center)  // the code under test would post this
+            #expect(recorder.payloads == [CartDidChange(itemCount: 1)])
+        }
+    }
+}

@@ -35,7 +35,7 @@ enum GeneratedExamplesFile {
                     let center: NotificationCenter
                     init(center: NotificationCenter) { self.center = center }
                     func save(_ ids: [Int]) {
-                        for id in ids { center.post(Saved(id: id)) }
+                        for id in ids { Saved(id: id).post(in: center) }
                     }
                     func saveInBackground(_ ids: [Int]) {
                         DispatchQueue.global().async { self.save(ids) }

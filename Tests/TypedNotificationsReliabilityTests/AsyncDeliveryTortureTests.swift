@@ -39,7 +39,7 @@ import Testing
     func queueDeliveryKeepsEachThreadsOrderAndNeverOverlapsItself(queue: Queue) async {
         let center = NotificationCenter()
         let check = DeliveryCheck(threads: Self.threadCount, postsPerThread: Self.postsPerThread)
-        let token = center.observe(Numbered.self, delivery: queue.makeDelivery().delivery) { numbered in
+        let token = Numbered.observe(in: center, delivery: queue.makeDelivery().delivery) { numbered in
             check.enter()
             check.leave(numbered)
         }
@@ -50,7 +50,7 @@ import Testing
                     let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: numbered]
                     center.post(name: Numbered.notificationName, object: nil, userInfo: userInfo)
                 } else {
-                    center.post(numbered)
+                    numbered.post(in: center)
                 }
             }
         }
@@ -65,7 +65,7 @@ import Testing
     enum Isolation: CaseIterable, CustomTestStringConvertible {
         /// `observeOnMainActor`; one thread's posts are made on the main actor, so they run during the post.
         case mainActor
-        /// `observe(on: actor)`; one thread's posts are made on that actor.
+        /// `observe(for: actor)`; one thread's posts are made on that actor.
         case actor
         /// An `async` handler that suspends in the middle of each delivery.
         case asyncHandler
@@ -76,7 +76,7 @@ import Testing
     /// The observer's own actor, from which one of the posting threads posts.
     actor Host {
         func post(_ numbered: Numbered, in center: NotificationCenter) {
-            center.post(numbered)
+            numbered.post(in: center)
         }
     }
 
@@ -85,33 +85,37 @@ import Testing
         let center = NotificationCenter()
         let check = DeliveryCheck(threads: Self.threadCount, postsPerThread: Self.postsPerThread)
         let host = Host()
-        let token: NotificationToken
+        // Ends the observation: a token's, or the actor form's owner-bound observation's.
+        let cancel: () -> Void
         switch isolation {
         case .mainActor:
-            token = center.observeOnMainActor(Numbered.self) { numbered in
+            let token = Numbered.observeOnMainActor(in: center) { numbered in
                 check.enter()
                 check.leave(numbered)
             }
+            cancel = token.cancel
         case .actor:
-            token = center.observe(Numbered.self, on: host) { _, numbered in
+            let observation = Numbered.observe(for: host, in: center) { _, numbered in
                 check.enter()
                 check.leave(numbered)
             }
+            cancel = observation.cancel
         case .asyncHandler:
-            token = center.observe(Numbered.self) { numbered async in
+            let token = Numbered.observe(in: center) { numbered async in
                 check.enter()
                 await Task.yield()
                 check.leave(numbered)
             }
+            cancel = token.cancel
         }
         // Thread 0 posts from the observer's actor (for the actor kinds), the others from plain threads.
         let fromActor = Task {
             for index in 0..<Self.postsPerThread {
                 let numbered = Numbered(thread: 0, index: index)
                 switch isolation {
-                case .mainActor: await MainActor.run { center.post(numbered) }
+                case .mainActor: await MainActor.run { numbered.post(in: center) }
                 case .actor: await host.post(numbered, in: center)
-                case .asyncHandler: center.post(numbered)
+                case .asyncHandler: numbered.post(in: center)
                 }
             }
         }
@@ -122,13 +126,13 @@ import Testing
                     let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: numbered]
                     center.post(name: Numbered.notificationName, object: nil, userInfo: userInfo)
                 } else {
-                    center.post(numbered)
+                    numbered.post(in: center)
                 }
             }
         }
         await fromActor.value
         await wait(for: check.allReceived)
-        token.cancel()
+        cancel()
         check.expectEveryPostOnceInOrderWithoutOverlap()
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
@@ -142,16 +146,16 @@ import Testing
         let inHandler = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
         let calls = Counter()
-        let token = center.observe(Tick.self, delivery: delivery) { tick in
+        let token = Tick.observe(in: center, delivery: delivery) { tick in
             calls.increment()
             if tick.id == 0 {
                 inHandler.signal()
                 proceed.wait()
             }
         }
-        center.post(Tick(id: 0))
+        Tick(id: 0).post(in: center)
         inHandler.wait()
-        for id in 1...100 { center.post(Tick(id: id)) }
+        for id in 1...100 { Tick(id: id).post(in: center) }
         token.cancel()
         proceed.signal()
         waitUntilIdle()
@@ -164,7 +168,7 @@ import Testing
     @Test func sequenceReceivesEveryConcurrentPostOnceInEachThreadsOrder() async {
         let center = NotificationCenter()
         let total = Self.threadCount * Self.postsPerThread
-        let sequence = center.notifications(of: Numbered.self)
+        let sequence = Numbered.notifications(in: center)
         let posting = Task.detached {
             await onThreads(Self.threadCount) { thread in
                 for index in 0..<Self.postsPerThread {
@@ -173,7 +177,7 @@ import Testing
                         let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: numbered]
                         center.post(name: Numbered.notificationName, object: nil, userInfo: userInfo)
                     } else {
-                        center.post(numbered)
+                        numbered.post(in: center)
                     }
                 }
             }

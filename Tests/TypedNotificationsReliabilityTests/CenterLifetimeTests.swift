@@ -39,24 +39,24 @@ import Testing
             switch observation {
             case .ownerBoundWithDeadOwner:
                 let shortLived = Owner()
-                center.observe(Tick.self, for: shortLived) { _, _ in withExtendedLifetime(probe) {} }
+                Tick.observe(for: shortLived, in: center) { _, _ in withExtendedLifetime(probe) {} }
             case .ownerBoundWithLiveOwner:
-                center.observe(Tick.self, for: owner) { _, _ in withExtendedLifetime(probe) {} }
+                Tick.observe(for: owner, in: center) { _, _ in withExtendedLifetime(probe) {} }
             case .liveToken:
-                kept.append(center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} })
+                kept.append(Tick.observe(in: center) { _ in withExtendedLifetime(probe) {} })
             case .cancelledToken:
-                let token = center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
+                let token = Tick.observe(in: center) { _ in withExtendedLifetime(probe) {} }
                 token.cancel()
                 kept.append(token)
             case .sequence:
-                let sequence = center.notifications(of: Tick.self)
+                let sequence = Tick.notifications(in: center)
                 kept.append(SequenceBox(sequence))
                 kept.append(probe)  // a sequence's handler captures nothing of the caller's; the probe stands for it
             case .queued:
                 queue.async { gate.wait() }  // holds the queue, so the delivery below stays queued
                 kept.append(
-                    center.observe(Tick.self, delivery: .async(on: queue)) { _ in withExtendedLifetime(probe) {} })
-                center.post(Tick(id: 1))
+                    Tick.observe(in: center, delivery: .async(on: queue)) { _ in withExtendedLifetime(probe) {} })
+                Tick(id: 1).post(in: center)
             }
         }
         #expect(weakCenter == nil, "an observation kept its center alive")
@@ -75,17 +75,17 @@ import Testing
     /// scenario is tried until a new center takes a dead one's address (the allocator decides when).
     @Test func newCenterAtADeadCentersAddressInheritsNothing() throws {
         let calls = Counter()
-        let (reused, kept) = centerAtADeadOnesAddress { center in center.observe(Tick.self) { _ in calls.increment() } }
+        let (reused, kept) = centerAtADeadOnesAddress { center in Tick.observe(in: center) { _ in calls.increment() } }
         guard let reused else {
             // AddressSanitizer quarantines freed memory, so no object gets the address soon: nothing to check.
             #expect(TestEnvironment.isAddressSanitized, "no new center took a dead one's address in 20 tries")
             return
         }
         #expect(ObserverRegistry.shared.registrationCounts(in: reused) == (0, 0))
-        reused.post(Tick(id: 1))
+        Tick(id: 1).post(in: reused)
         #expect(calls.value == 0)
-        let own = reused.observe(Tick.self) { _ in calls.increment() }
-        reused.post(Tick(id: 2))
+        let own = Tick.observe(in: reused) { _ in calls.increment() }
+        Tick(id: 2).post(in: reused)
         #expect(calls.value == 1)
         withExtendedLifetime((own, kept)) {}
     }
@@ -99,7 +99,7 @@ import Testing
         defer { TestHooks.checksCenterIdentity = false }
         let calls = Counter()
         let (reused, kept) = centerAtADeadOnesAddress { center in
-            let token = center.observe(Tick.self) { _ in calls.increment() }
+            let token = Tick.observe(in: center) { _ in calls.increment() }
             return (token, ObserverRegistry.shared.bridge(of: Tick.self, in: center))
         }
         guard let reused else {
@@ -107,10 +107,10 @@ import Testing
             return
         }
         #expect(ObserverRegistry.shared.registrationCounts(in: reused) == (0, 0))
-        reused.post(Tick(id: 1))
+        Tick(id: 1).post(in: reused)
         #expect(calls.value == 0, "the dead center's observer was not called")
-        let own = reused.observe(Tick.self) { _ in calls.increment() }
-        reused.post(Tick(id: 2))
+        let own = Tick.observe(in: reused) { _ in calls.increment() }
+        Tick(id: 2).post(in: reused)
         reused.post(name: Tick.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: Tick(id: 3)])
         #expect(calls.value == 2, "the new center's own observer gets typed and plain posts")
         withExtendedLifetime((own, kept)) {}
@@ -150,9 +150,9 @@ import Testing
                 weakCenter = center
                 let probe = Probe(live)
                 let owner = Owner()
-                let token = center.observe(CycleTick.self) { _ in withExtendedLifetime(probe) {} }
-                center.observe(CycleTick.self, for: owner) { _, _ in withExtendedLifetime(probe) {} }
-                center.post(CycleTick(id: index))
+                let token = CycleTick.observe(in: center) { _ in withExtendedLifetime(probe) {} }
+                CycleTick.observe(for: owner, in: center) { _, _ in withExtendedLifetime(probe) {} }
+                CycleTick(id: index).post(in: center)
                 if index.isMultiple(of: 2) { token.cancel() }
                 withExtendedLifetime((token, owner)) {}
             }

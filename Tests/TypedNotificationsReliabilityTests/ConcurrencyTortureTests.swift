@@ -30,14 +30,14 @@ import Testing
                 stableOwners.append(owner)
                 stableTokens.append(
                     .ownerBound(
-                        center.observe(Traced.self, for: owner, from: sender) { _, payload in
+                        Traced.observe(for: owner, from: sender, in: center) { _, payload in
                             payload.trail.visit(index)
                         }
                     )
                 )
             } else {
                 stableTokens.append(
-                    .token(center.observe(Traced.self, from: sender) { payload in payload.trail.visit(index) })
+                    .token(Traced.observe(from: sender, in: center) { payload in payload.trail.visit(index) })
                 )
             }
         }
@@ -83,7 +83,7 @@ import Testing
         let reached = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
         let victimCalls = Counter()
-        let first = center.observe(Tick.self) { tick in
+        let first = Tick.observe(in: center) { tick in
             guard tick.id == 1 else { return }
             reached.signal()
             proceed.wait()
@@ -92,10 +92,10 @@ import Testing
         weak let weakOwner = owner
         var victim: HeldObservation? =
             ending == .releaseOwner
-            ? .ownerBound(center.observe(Tick.self, for: owner!) { _, _ in victimCalls.increment() })
-            : .token(center.observe(Tick.self) { _ in victimCalls.increment() })
+            ? .ownerBound(Tick.observe(for: owner!, in: center) { _, _ in victimCalls.increment() })
+            : .token(Tick.observe(in: center) { _ in victimCalls.increment() })
 
-        let posted = onNewThread { center.post(Tick(id: 1)) }
+        let posted = onNewThread { Tick(id: 1).post(in: center) }
         reached.wait()
         switch ending {
         case .cancel: victim?.cancel()
@@ -104,7 +104,7 @@ import Testing
         }
         proceed.signal()
         posted.wait()
-        center.post(Tick(id: 2))
+        Tick(id: 2).post(in: center)
 
         #expect(victimCalls.value == 0)
         #expect(weakOwner == nil || ending != .releaseOwner)
@@ -125,13 +125,13 @@ import Testing
         let handlerReturned = Counter()
         var owner: Owner? = Owner { deallocatedInsideHandler.withLock { $0 = handlerReturned.value == 0 } }
         weak let weakOwner = owner
-        center.observe(Tick.self, for: owner!) { _, _ in
+        Tick.observe(for: owner!, in: center) { _, _ in
             calls.increment()
             inHandler.signal()
             proceed.wait()
         }
         let posted = onNewThread {
-            center.post(Tick(id: 1))
+            Tick(id: 1).post(in: center)
             handlerReturned.increment()
         }
         inHandler.wait()
@@ -142,7 +142,7 @@ import Testing
 
         #expect(weakOwner == nil)
         #expect(deallocatedInsideHandler.value == true, "deallocated as the handler released it, inside post")
-        center.post(Tick(id: 2))
+        Tick(id: 2).post(in: center)
         #expect(calls.value == 1)
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
@@ -275,7 +275,7 @@ final class Storm: Sendable {
             let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: payload]
             center.post(name: Traced.notificationName, object: sender, userInfo: userInfo)
         } else {
-            center.post(payload, from: sender)
+            payload.post(from: sender, in: center)
         }
     }
 
@@ -287,7 +287,7 @@ final class Storm: Sendable {
         let repostsOnce = random.chance(10) ? OneShot() : nil
         let nestedSender = random.below(4)
         let nestedIsPlain = random.chance(30)
-        let token = center.observe(Traced.self, from: sender) { [weak self] payload in
+        let token = Traced.observe(from: sender, in: center) { [weak self] payload in
             guard let self else { return }
             let endedAt = ended.value
             if payload.stamp > endedAt {
@@ -329,7 +329,7 @@ final class Storm: Sendable {
         let clock = clock
         let owner = Owner { ended.store(clock.increment()) }
         let sender: Sender? = random.chance(50) ? sharedSenders[random.below(3)] : nil
-        center.observe(Traced.self, for: owner, from: sender) { [weak self] _, payload in
+        Traced.observe(for: owner, from: sender, in: center) { [weak self] _, payload in
             let endedAt = ended.value
             if payload.stamp > endedAt {
                 self?.fail("a post stamped \(payload.stamp) reached an owner-bound observation ended at \(endedAt)")
@@ -339,8 +339,8 @@ final class Storm: Sendable {
     }
 
     private func churnUnrelated() {
-        let token = center.observe(Unrelated.self) { _ in }
-        center.post(Unrelated.self)
+        let token = Unrelated.observe(in: center) { _ in }
+        Unrelated.post((), in: center)
         token.cancel()
     }
 
@@ -362,9 +362,9 @@ final class Storm: Sendable {
         if ending < 3 {
             let newOwner = Owner { _ = deallocated.take() }
             owner = newOwner
-            token = .ownerBound(center.observe(Traced.self, for: newOwner, from: sender) { _, _ in calls.increment() })
+            token = .ownerBound(Traced.observe(for: newOwner, from: sender, in: center) { _, _ in calls.increment() })
         } else {
-            token = .token(center.observe(Traced.self, from: sender) { _ in calls.increment() })
+            token = .token(Traced.observe(from: sender, in: center) { _ in calls.increment() })
         }
         let before = 1 + random.below(3)
         for _ in 0..<before { postPrivately(from: sender, plain: random.chance(40)) }

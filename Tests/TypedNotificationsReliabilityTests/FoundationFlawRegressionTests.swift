@@ -16,8 +16,8 @@ import Testing
         let center = NotificationCenter()
         for count in [2, 5, 8, 13, 32] {
             let calls = Protected<[Int]>([])
-            let tokens = (0..<count).map { index in center.observe(Tick.self) { _ in calls.append(index) } }
-            center.post(Tick(id: count))
+            let tokens = (0..<count).map { index in Tick.observe(in: center) { _ in calls.append(index) } }
+            Tick(id: count).post(in: center)
             center.post(name: Tick.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: Tick(id: 0)])
             #expect(calls.value == Array(0..<count) + Array(0..<count), "\(count) typed observers")
             withExtendedLifetime(tokens) {}
@@ -48,22 +48,22 @@ import Testing
         let center = NotificationCenter()
         let calls = Protected<[Int]>([])
         let tokens = Protected<[NotificationToken]>([])
-        let first = center.observe(Tick.self) { _ in
+        let first = Tick.observe(in: center) { _ in
             calls.append(0)
             for token in tokens.value { token.cancel() }
         }
         tokens.withLock { list in
-            list = (1..<5).map { index in center.observe(Tick.self) { _ in calls.append(index) } }
+            list = (1..<5).map { index in Tick.observe(in: center) { _ in calls.append(index) } }
         }
         let selfCancelling = Protected<NotificationToken?>(nil)
         selfCancelling.withLock { slot in
-            slot = center.observe(Tick.self) { _ in
+            slot = Tick.observe(in: center) { _ in
                 calls.append(5)
                 selfCancelling.value?.cancel()
             }
         }
-        center.post(Tick(id: 1))
-        center.post(Tick(id: 2))
+        Tick(id: 1).post(in: center)
+        Tick(id: 2).post(in: center)
         #expect(calls.value == [0, 5, 0])
         withExtendedLifetime(first) {}
         selfCancelling.withLock { $0 = nil }  // the handler holds its own token: break the cycle
@@ -92,9 +92,9 @@ import Testing
     @Test func cancellingOrReleasingAStaleTokenNeverEndsAnotherObservation() async {
         let center = NotificationCenter()
         let calls = Protected<[Int]>([])
-        let stale = center.observe(Tick.self) { _ in calls.append(0) }
+        let stale = Tick.observe(in: center) { _ in calls.append(0) }
         stale.cancel()
-        let fresh = center.observe(Tick.self) { _ in calls.append(1) }
+        let fresh = Tick.observe(in: center) { _ in calls.append(1) }
         stale.cancel()
         stale.cancel()
         // Released on another thread, after its observation ended and another one took its place.
@@ -105,7 +105,7 @@ import Testing
                 done.resume()
             }
         }
-        center.post(Tick(id: 1))
+        Tick(id: 1).post(in: center)
         #expect(calls.value == [1])
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (1, 1))
         withExtendedLifetime(fresh) {}
@@ -156,7 +156,7 @@ import Testing
         }
         typedCalls.reset()
         plainCalls.reset()
-        center.post(Tick(id: 1), from: impostor)
+        Tick(id: 1).post(from: impostor, in: center)
         let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: Tick(id: 2)]
         center.post(name: Tick.notificationName, object: impostor, userInfo: userInfo)
         #expect(typedCalls.value == 0)
@@ -180,12 +180,12 @@ import Testing
         plainObservers: PlainObservers
     ) -> (ObjectIdentifier, NotificationToken) {
         let sender = Sender()
-        let token = center.observe(Tick.self, from: sender) { _ in typed() }
+        let token = Tick.observe(from: sender, in: center) { _ in typed() }
         #if os(Linux)
         let observer = center.addObserver(forName: Tick.notificationName, object: sender, queue: nil) { _ in plain() }
         plainObservers.add(observer)
         #endif
-        center.post(Tick(id: 0), from: sender)
+        Tick(id: 0).post(from: sender, in: center)
         return (ObjectIdentifier(sender), token)
     }
 
@@ -224,12 +224,12 @@ import Testing
         let postReturned = DispatchSemaphore(value: 0)
         let handled = DispatchSemaphore(value: 0)
         let handlerSawPostReturn = Protected<Bool?>(nil)
-        let token = center.observe(Tick.self, delivery: delivery) { _ in
+        let token = Tick.observe(in: center, delivery: delivery) { _ in
             let outcome = postReturned.wait(timeout: .now() + .seconds(20))
             handlerSawPostReturn.withLock { $0 = outcome == .success }
             handled.signal()
         }
-        center.post(Tick(id: 1))
+        Tick(id: 1).post(in: center)
         postReturned.signal()
         handled.wait()
         #expect(handlerSawPostReturn.value == true)
@@ -265,12 +265,12 @@ import Testing
     @Test func releasingATokenEndsItsObservation() {
         let center = NotificationCenter()
         let typedCalls = Counter()
-        _ = center.observe(Tick.self) { _ in typedCalls.increment() }  // a token not kept never delivers
-        var token: NotificationToken? = center.observe(Tick.self) { _ in typedCalls.increment() }
-        center.post(Tick(id: 1))
+        _ = Tick.observe(in: center) { _ in typedCalls.increment() }  // a token not kept never delivers
+        var token: NotificationToken? = Tick.observe(in: center) { _ in typedCalls.increment() }
+        Tick(id: 1).post(in: center)
         withExtendedLifetime(token) {}
         token = nil
-        center.post(Tick(id: 2))
+        Tick(id: 2).post(in: center)
         #expect(typedCalls.value == 1)
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
 

@@ -51,7 +51,7 @@ import Testing
         let existingToken = Protected<NotificationToken?>(nil)
         if existing != .none {
             existingToken.withLock { slot in
-                slot = center.observe(Tick.self) { tick in
+                slot = Tick.observe(in: center) { tick in
                     existingCalls.append(tick.id)
                     if existing == .cancellingItself { existingToken.value?.cancel() }
                 }
@@ -59,21 +59,21 @@ import Testing
         }
         let plain = center.addObserver(forName: Tick.notificationName, object: nil, queue: nil) { note in
             guard addedToken.value == nil else { return }
-            let token = center.observe(Tick.self) { added.append($0.id) }
+            let token = Tick.observe(in: center) { added.append($0.id) }
             addedToken.withLock { $0 = token }
             switch repost {
             case .newPlainPost:
                 let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: Tick(id: 2)]
                 center.post(name: note.name, object: note.object, userInfo: userInfo)
             case .newTypedPost:
-                center.post(Tick(id: 2), from: sender)
+                Tick(id: 2).post(from: sender, in: center)
             case .sameNotification:
                 center.post(note)
             case .sameUserInfo:
                 center.post(name: note.name, object: note.object, userInfo: note.userInfo)
             }
         }
-        center.post(Tick(id: 1), from: sender)
+        Tick(id: 1).post(from: sender, in: center)
         center.removeObserver(plain)
 
         switch existing {
@@ -96,8 +96,8 @@ import Testing
         let received = Protected<[Int]>([])
         let fromSender = Protected<[Int]>([])
         let tokens = [
-            center.observe(Tick.self) { received.append($0.id) },
-            center.observe(Tick.self, from: sender) { fromSender.append($0.id) },
+            Tick.observe(in: center) { received.append($0.id) },
+            Tick.observe(from: sender, in: center) { fromSender.append($0.id) },
         ]
         let name = Tick.notificationName
         center.post(name: name, object: nil)
@@ -117,9 +117,9 @@ import Testing
     @Test func plainPostIsDecodedOnceForAllTypedObserversAndTypedPostsNotAtAll() {
         let center = NotificationCenter()
         let received = Protected<[Int]>([])
-        let tokens = (0..<3).map { _ in center.observe(CountedDecoding.self) { received.append($0) } }
+        let tokens = (0..<3).map { _ in CountedDecoding.observe(in: center) { received.append($0) } }
         let before = CountedDecoding.decodings.value
-        center.post(CountedDecoding.self, payload: 5)
+        CountedDecoding.post(5, in: center)
         #if os(Linux)
         #expect(CountedDecoding.decodings.value == before)
         #endif
@@ -140,10 +140,10 @@ import Testing
             let generation = (note.object as? Sender)?.generation ?? -1
             sightings.withLock { $0.append(Sighting(post: tick?.id ?? -1, sender: generation)) }
         }
-        let token = center.observe(Tick.self) { _ in }
-        center.post(Tick(id: 1), from: sender)
-        center.post(Tick(id: 2))
-        center.post(Tick.self, payload: Tick(id: 3), from: sender)
+        let token = Tick.observe(in: center) { _ in }
+        Tick(id: 1).post(from: sender, in: center)
+        Tick(id: 2).post(in: center)
+        Tick.post(Tick(id: 3), from: sender, in: center)
         center.removeObserver(plain)
         let expected = [Sighting(post: 1, sender: 7), Sighting(post: 2, sender: -1), Sighting(post: 3, sender: 7)]
         #expect(sightings.value == expected)

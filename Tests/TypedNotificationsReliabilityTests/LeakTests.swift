@@ -98,81 +98,81 @@ final class ObservationCycles: Sendable {
         let probe = Probe(liveHandlers)
         switch index % 15 {
         case 0:
-            center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }.cancel()
+            Tick.observe(in: center) { _ in withExtendedLifetime(probe) {} }.cancel()
         case 1:
-            var token: NotificationToken? = center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
+            var token: NotificationToken? = Tick.observe(in: center) { _ in withExtendedLifetime(probe) {} }
             withExtendedLifetime(token) {}
             token = nil
         case 2:
-            let token = center.observe(Tick.self, from: sender) { _ in withExtendedLifetime(probe) {} }
-            center.post(Tick(id: index), from: sender)
+            let token = Tick.observe(from: sender, in: center) { _ in withExtendedLifetime(probe) {} }
+            Tick(id: index).post(from: sender, in: center)
             token.cancel()
         case 3:
             // Released owner, dropped at the next post.
             var owner: Owner? = Owner()
-            center.observe(Tick.self, for: owner!) { _, _ in withExtendedLifetime(probe) {} }
+            Tick.observe(for: owner!, in: center) { _, _ in withExtendedLifetime(probe) {} }
             owner = nil
-            center.post(Tick(id: index))
+            Tick(id: index).post(in: center)
         case 4:
             let owner = Owner()
-            center.observe(Tick.self, for: owner) { _, _ in withExtendedLifetime(probe) {} }.cancel()
+            Tick.observe(for: owner, in: center) { _, _ in withExtendedLifetime(probe) {} }.cancel()
         case 5:
             // Released owner, dropped at the next observation.
             var owner: Owner? = Owner()
-            center.observe(Tick.self, for: owner!, from: sender) { _, _ in withExtendedLifetime(probe) {} }
+            Tick.observe(for: owner!, from: sender, in: center) { _, _ in withExtendedLifetime(probe) {} }
             owner = nil
-            center.observe(Tick.self) { _ in }.cancel()
+            Tick.observe(in: center) { _ in }.cancel()
         case 6:
-            let token = center.observe(Tick.self, delivery: .async(on: queue)) { _ in withExtendedLifetime(probe) {} }
-            center.post(Tick(id: index))
+            let token = Tick.observe(in: center, delivery: .async(on: queue)) { _ in withExtendedLifetime(probe) {} }
+            Tick(id: index).post(in: center)
             token.cancel()
         case 7:
-            _ = center.notifications(of: Tick.self)
+            _ = Tick.notifications(in: center)
         case 8:
-            let sequence = center.notifications(of: Tick.self, from: sender)
-            center.post(Tick(id: index), from: sender)
+            let sequence = Tick.notifications(from: sender, in: center)
+            Tick(id: index).post(from: sender, in: center)
             _ = sequence.makeAsyncIterator()
         case 9:
-            let token = center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
+            let token = Tick.observe(in: center) { _ in withExtendedLifetime(probe) {} }
             let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: Tick(id: index)]
             center.post(name: Tick.notificationName, object: sender, userInfo: userInfo)
             withExtendedLifetime(token) {}
         case 10:
             // Observed from inside a handler, then both ended.
             let inner = Protected<NotificationToken?>(nil)
-            let outer = center.observe(Tick.self) { [center] _ in
+            let outer = Tick.observe(in: center) { [center] _ in
                 guard inner.value == nil else { return }
-                let token = center.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
+                let token = Tick.observe(in: center) { _ in withExtendedLifetime(probe) {} }
                 inner.withLock { $0 = token }
             }
-            center.post(Tick(id: index))
-            center.post(Tick(id: index))
+            Tick(id: index).post(in: center)
+            Tick(id: index).post(in: center)
             outer.cancel()
             inner.withLock { $0 = nil }
         case 11:
-            center.observeOnMainActor(Tick.self) { _ in withExtendedLifetime(probe) {} }.cancel()
+            Tick.observeOnMainActor(in: center) { _ in withExtendedLifetime(probe) {} }.cancel()
         case 12:
-            let token = center.observe(Unrelated.self) { withExtendedLifetime(probe) {} }
-            center.post(Unrelated.self, from: sender)
+            let token = Unrelated.observe(in: center) { withExtendedLifetime(probe) {} }
+            Unrelated.post((), from: sender, in: center)
             token.cancel()
         case 13:
             // A center of its own, observed and dropped with its observations still registered.
             let own = NotificationCenter()
             let owner = Owner()
-            let token = own.observe(Tick.self) { _ in withExtendedLifetime(probe) {} }
-            own.observe(Tick.self, for: owner) { _, _ in withExtendedLifetime(probe) {} }
-            own.post(Tick(id: index))
+            let token = Tick.observe(in: own) { _ in withExtendedLifetime(probe) {} }
+            Tick.observe(for: owner, in: own) { _, _ in withExtendedLifetime(probe) {} }
+            Tick(id: index).post(in: own)
             withExtendedLifetime((token, owner)) {}
         default:
             // A handler that cancels its own observation.
             let token = Protected<NotificationToken?>(nil)
             token.withLock { slot in
-                slot = center.observe(Tick.self) { _ in
+                slot = Tick.observe(in: center) { _ in
                     withExtendedLifetime(probe) {}
                     token.value?.cancel()
                 }
             }
-            center.post(Tick(id: index))
+            Tick(id: index).post(in: center)
             token.withLock { $0 = nil }
         }
     }

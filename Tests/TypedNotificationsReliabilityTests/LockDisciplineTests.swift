@@ -31,11 +31,11 @@ import Testing
         let center = NotificationCenter()
         let heldInHandler = Counter()
         let heldInPlainObserver = Counter()
-        let token = center.observe(Tick.self) { _ in heldInHandler.increment(by: LockDiscipline.locksHeld) }
+        let token = Tick.observe(in: center) { _ in heldInHandler.increment(by: LockDiscipline.locksHeld) }
         let plain = center.addObserver(forName: Tick.notificationName, object: nil, queue: nil) { _ in
             heldInPlainObserver.increment(by: LockDiscipline.locksHeld)
         }
-        center.post(Tick(id: 1))
+        Tick(id: 1).post(in: center)
         center.post(name: Tick.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: Tick(id: 2)])
         #expect(heldInHandler.value == 0)
         #expect(heldInPlainObserver.value == 0)

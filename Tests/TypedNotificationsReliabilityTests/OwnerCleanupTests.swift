@@ -32,22 +32,22 @@ import Testing
         var owner: Owner? = Owner()
         do {
             let probe = Probe(live)
-            _ = center.observe(Tick.self, for: owner!, from: filtersBySender ? sender : nil) { _, _ in
+            _ = Tick.observe(for: owner!, from: filtersBySender ? sender : nil, in: center) { _, _ in
                 withExtendedLifetime(probe) { _ = calls.increment() }
             }
         }
-        center.post(Tick(id: 0), from: sender)
+        Tick(id: 0).post(from: sender, in: center)
         #expect(calls.value == 1)
         owner = nil
         #expect(live.value == 1, "nothing has happened on the channel yet")
 
         switch trigger {
-        case .postFromTheFilteredSender: center.post(Tick(id: 1), from: sender)
-        case .postFromAnotherSender: center.post(Tick(id: 1), from: Sender())
-        case .postWithoutSender: center.post(Tick(id: 1))
+        case .postFromTheFilteredSender: Tick(id: 1).post(from: sender, in: center)
+        case .postFromAnotherSender: Tick(id: 1).post(from: Sender(), in: center)
+        case .postWithoutSender: Tick(id: 1).post(in: center)
         case .plainPostWithoutSender:
             center.post(name: Tick.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: Tick(id: 1)])
-        case .observation: center.observe(Tick.self) { _ in }.cancel()
+        case .observation: Tick.observe(in: center) { _ in }.cancel()
         case .registrationCount: _ = ObserverRegistry.shared.registrationCounts(in: center)
         }
         #expect(live.value == 0, "the registration outlived its owner after \(trigger)")
@@ -112,22 +112,22 @@ import Testing
 /// Registers an owner-bound observation whose handler holds `captured`, lets its owner go, and has `sweep` drop it.
 private func runDropScenario(captured: OwnerCleanupTests.Captured, sweep: OwnerCleanupTests.Sweep) {
     let center = NotificationCenter()
-    let sibling = center.observe(Tick.self) { _ in }
+    let sibling = Tick.observe(in: center) { _ in }
     do {
         let owner = Owner()
         let held: AnyObject =
             switch captured {
-            case .token: center.observe(Unrelated.self) { _ in }
-            case .objectThatPostsOnDeinit: Owner { center.post(Unrelated.self) }
-            case .sequence: SequenceBox(center.notifications(of: Unrelated.self))
+            case .token: Unrelated.observe(in: center) { _ in }
+            case .objectThatPostsOnDeinit: Owner { Unrelated.post((), in: center) }
+            case .sequence: SequenceBox(Unrelated.notifications(in: center))
             }
         let box = UncheckedBox(held)
-        center.observe(Tick.self, for: owner) { _, _ in withExtendedLifetime(box) {} }
+        Tick.observe(for: owner, in: center) { _, _ in withExtendedLifetime(box) {} }
     }
     switch sweep {
-    case .observation: center.observe(Tick.self) { _ in }.cancel()
+    case .observation: Tick.observe(in: center) { _ in }.cancel()
     case .cancellation: sibling.cancel()
-    case .post: center.post(Tick(id: 1))
+    case .post: Tick(id: 1).post(in: center)
     case .registrationCount: _ = ObserverRegistry.shared.registrationCounts(in: center)
     }
     sibling.cancel()

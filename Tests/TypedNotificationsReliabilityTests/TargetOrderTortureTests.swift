@@ -41,6 +41,7 @@ import Testing
         let received = Counter()
         let observerCount = 10
         var tokens: [NotificationToken] = []
+        var actorObservations: [OwnerBoundObservation] = []
         let allDelivered = DispatchSemaphore(value: 0)
         let posts = threads * postsPerThread
         let total = observerCount * posts / 2
@@ -57,22 +58,22 @@ import Testing
                 let delivery = deliveries[target]
                 tokens.append(
                     isRed
-                        ? center.observe(Red.self, delivery: delivery) { record($0.thread, $0.index) }
-                        : center.observe(Blue.self, delivery: delivery) { record($0.thread, $0.index) })
+                        ? Red.observe(in: center, delivery: delivery) { record($0.thread, $0.index) }
+                        : Blue.observe(in: center, delivery: delivery) { record($0.thread, $0.index) })
             } else {
                 let actor = actors[target - deliveries.count]
-                tokens.append(
+                actorObservations.append(
                     isRed
-                        ? center.observe(Red.self, on: actor) { _, red in record(red.thread, red.index) }
-                        : center.observe(Blue.self, on: actor) { _, blue in record(blue.thread, blue.index) })
+                        ? Red.observe(for: actor, in: center) { _, red in record(red.thread, red.index) }
+                        : Blue.observe(for: actor, in: center) { _, blue in record(blue.thread, blue.index) })
             }
         }
         await onThreads(threads) { thread in
             for index in 0..<postsPerThread {
                 if index.isMultiple(of: 2) {
-                    center.post(Red(thread: thread, index: index))
+                    Red(thread: thread, index: index).post(in: center)
                 } else {
-                    center.post(Blue(thread: thread, index: index))
+                    Blue(thread: thread, index: index).post(in: center)
                 }
             }
         }
@@ -112,5 +113,6 @@ import Testing
             violations.isEmpty,
             "\(violations.count) violations (seed \(TestEnvironment.hex(seed))): \(violations.prefix(5))")
         withExtendedLifetime((tokens, actors)) {}
+        for observation in actorObservations { observation.cancel() }
     }
 }

@@ -8,10 +8,10 @@ import TypedNotificationsTesting
 
     @Test func recordsTypedPostsInOrderFromCreationOn() {
         let center = NotificationCenter()
-        center.post(Saved(id: 0))
+        Saved(id: 0).post(in: center)
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1))
-        center.post(Saved.self, payload: Saved(id: 2))
+        Saved(id: 1).post(in: center)
+        Saved.post(Saved(id: 2), in: center)
         Saved(id: 3).post(in: center)
 
         #expect(recorder.payloads == [Saved(id: 1), Saved(id: 2), Saved(id: 3)])
@@ -33,8 +33,8 @@ import TypedNotificationsTesting
     @Test func recordsPayloadLessPosts() {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Refreshed.self, in: center)
-        center.post(Refreshed.self)
-        Refreshed.post(in: center)
+        Refreshed.post((), in: center)
+        Refreshed.post((), in: center)
         #expect(recorder.count == 2)
     }
 
@@ -42,8 +42,8 @@ import TypedNotificationsTesting
         let center = NotificationCenter()
         let other = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Refreshed.self)
-        other.post(Saved(id: 1))
+        Refreshed.post((), in: center)
+        Saved(id: 1).post(in: other)
         #expect(recorder.count == 0)
     }
 
@@ -51,9 +51,9 @@ import TypedNotificationsTesting
         let center = NotificationCenter()
         let recorder = NotificationRecorder(LegacyPayment.self, in: center)
         let typed = Collected<Int>()
-        let token = center.observe(LegacyPayment.self) { typed.append($0) }
+        let token = LegacyPayment.observe(in: center) { typed.append($0) }
         center.post(name: LegacyPayment.notificationName, object: nil, userInfo: ["amount": 250])
-        center.post(LegacyPayment.self, payload: 400)
+        LegacyPayment.post(400, in: center)
         #expect(recorder.payloads == [250, 400])
         #expect(recorder.payloads == typed.all)
         token.cancel()
@@ -64,7 +64,7 @@ import TypedNotificationsTesting
         let recorder = NotificationRecorder(LegacyPayment.self, in: center)
         center.post(name: LegacyPayment.notificationName, object: nil, userInfo: nil)
         center.post(name: LegacyPayment.notificationName, object: nil, userInfo: ["amount": "12"])
-        center.post(LegacyPayment.self, payload: 7)
+        LegacyPayment.post(7, in: center)
 
         #expect(recorder.payloads == [7])
         let errors = try #require(recorder.decodingErrors as? [NotificationDecodingError])
@@ -84,10 +84,10 @@ import TypedNotificationsTesting
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         // A typed observer that posts again: both posts are recorded, each once.
-        let token = center.observe(Saved.self) { saved in
-            if saved.id == 1 { center.post(Saved(id: 2)) }
+        let token = Saved.observe(in: center) { saved in
+            if saved.id == 1 { Saved(id: 2).post(in: center) }
         }
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         #expect(recorder.payloads.map(\.id).sorted() == [1, 2])
         token.cancel()
     }
@@ -98,8 +98,8 @@ import TypedNotificationsTesting
         let center = NotificationCenter()
         let kitchen = Thermometer()
         let recorder = NotificationRecorder(ReadingTaken.self, in: center)
-        center.post(ReadingTaken.self, payload: Celsius(value: 21), from: kitchen)
-        center.post(ReadingTaken.self, payload: Celsius(value: 5))
+        ReadingTaken.post(Celsius(value: 21), from: kitchen, in: center)
+        ReadingTaken.post(Celsius(value: 5), in: center)
 
         #expect(recorder.payloads == [Celsius(value: 21), Celsius(value: 5)])
         #expect(recorder.senders.map { $0 === kitchen } == [true, false])
@@ -111,9 +111,9 @@ import TypedNotificationsTesting
         let kitchen = Thermometer()
         let garden = Thermometer()
         let recorder = NotificationRecorder(ReadingTaken.self, from: kitchen, in: center)
-        center.post(ReadingTaken.self, payload: Celsius(value: 21), from: kitchen)
-        center.post(ReadingTaken.self, payload: Celsius(value: 9), from: garden)
-        center.post(ReadingTaken.self, payload: Celsius(value: 0))
+        ReadingTaken.post(Celsius(value: 21), from: kitchen, in: center)
+        ReadingTaken.post(Celsius(value: 9), from: garden, in: center)
+        ReadingTaken.post(Celsius(value: 0), in: center)
         center.post(name: ReadingTaken.notificationName, object: kitchen, userInfo: nil)  // undecodable, other type
 
         #expect(recorder.payloads == [Celsius(value: 21)])
@@ -141,7 +141,7 @@ import TypedNotificationsTesting
         do {
             let sensor = Thermometer()
             released = sensor
-            center.post(ReadingTaken.self, payload: Celsius(value: 3), from: sensor)
+            ReadingTaken.post(Celsius(value: 3), from: sensor, in: center)
         }
         #expect(released == nil)
         #expect(recorder.count == 1)
@@ -156,7 +156,7 @@ import TypedNotificationsTesting
         sensor = nil
         // Whatever object Foundation sees now, even one at the freed address, is not the sender.
         for _ in 0..<20 {
-            center.post(ReadingTaken.self, payload: Celsius(value: 1), from: Thermometer())
+            ReadingTaken.post(Celsius(value: 1), from: Thermometer(), in: center)
         }
         #expect(recorder.count == 0)
     }
@@ -166,10 +166,10 @@ import TypedNotificationsTesting
     @Test func cancelStopsRecordingAndKeepsWhatWasRecorded() {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         recorder.cancel()
         recorder.cancel()
-        center.post(Saved(id: 2))
+        Saved(id: 2).post(in: center)
         #expect(recorder.payloads == [Saved(id: 1)])
     }
 
@@ -178,7 +178,7 @@ import TypedNotificationsTesting
         let first = NotificationRecorder(Saved.self, in: center)
         let second = NotificationRecorder(Saved.self, in: center)
         first.cancel()
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         #expect(first.count == 0)
         #expect(second.count == 1)
     }
@@ -189,13 +189,13 @@ import TypedNotificationsTesting
         do {
             let recorder = NotificationRecorder(Saved.self, in: center)
             released = recorder
-            center.post(Saved(id: 1))
+            Saved(id: 1).post(in: center)
             #expect(recorder.count == 1)
         }
         #expect(released == nil)
-        center.post(Saved(id: 2))  // reaches nothing, and nothing crashes
+        Saved(id: 2).post(in: center)  // reaches nothing, and nothing crashes
         let later = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 3))
+        Saved(id: 3).post(in: center)
         #expect(later.payloads == [Saved(id: 3)])
     }
 
@@ -208,7 +208,7 @@ import TypedNotificationsTesting
         let postsPerThread = 250
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for index in 0..<postsPerThread {
-                center.post(Saved(id: thread * postsPerThread + index))
+                Saved(id: thread * postsPerThread + index).post(in: center)
             }
         }
 

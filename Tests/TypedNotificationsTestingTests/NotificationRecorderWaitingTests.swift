@@ -11,8 +11,8 @@ import TypedNotificationsTesting
     @Test(.timeLimit(.minutes(1))) func nextReturnsRecordedPayloadsOldestFirst() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1))
-        center.post(Saved(id: 2))
+        Saved(id: 1).post(in: center)
+        Saved(id: 2).post(in: center)
         #expect(try await recorder.next() == Saved(id: 1))
         #expect(try await recorder.next() == Saved(id: 2))
     }
@@ -23,7 +23,7 @@ import TypedNotificationsTesting
         let recorder = NotificationRecorder(Saved.self, in: center)
         async let next = recorder.next(timeout: .safetyNet)
         await recorder.untilWaiting(1)
-        DispatchQueue.global().async { center.post(Saved(id: 7)) }
+        DispatchQueue.global().async { Saved(id: 7).post(in: center) }
         #expect(try await next == Saved(id: 7))
     }
 
@@ -35,8 +35,8 @@ import TypedNotificationsTesting
         await recorder.untilWaiting(1)
         let second = Task { try await recorder.next(timeout: .safetyNet) }
         await recorder.untilWaiting(2)
-        center.post(Saved(id: 1))
-        center.post(Saved(id: 2))
+        Saved(id: 1).post(in: center)
+        Saved(id: 2).post(in: center)
         #expect(try await first.value == Saved(id: 1))
         #expect(try await second.value == Saved(id: 2))
     }
@@ -47,7 +47,7 @@ import TypedNotificationsTesting
         let recorder = NotificationRecorder(Saved.self, in: center)
         let rounds = 300
         DispatchQueue.global().async {
-            for id in 0..<rounds { center.post(Saved(id: id)) }
+            for id in 0..<rounds { Saved(id: id).post(in: center) }
         }
         var received: [Int] = []
         for _ in 0..<rounds {
@@ -68,7 +68,7 @@ import TypedNotificationsTesting
         await #expect(throws: CancellationError.self) { try await waiting.value }
 
         // The cancelled wait consumed nothing: the next post goes to the next call.
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         #expect(try await recorder.next() == Saved(id: 1))
     }
 
@@ -76,7 +76,7 @@ import TypedNotificationsTesting
     @Test(.timeLimit(.minutes(1))) func aCancelledTaskGetsRecordedPayloadsButDoesNotWait() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         let outcome = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             let recorded = try await recorder.next()
@@ -93,7 +93,7 @@ import TypedNotificationsTesting
     @Test(.timeLimit(.minutes(1))) func cancellingTheRecorderEndsWaitsWithADescriptiveError() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         let waiting = Task { try await recorder.waitForCount(2, timeout: .safetyNet) }
         await recorder.untilWaiting(1)
         recorder.cancel()
@@ -112,7 +112,7 @@ import TypedNotificationsTesting
     @Test(.timeLimit(.minutes(1))) func aCancelledRecorderStillReturnsWhatItRecorded() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         recorder.cancel()
         #expect(try await recorder.next() == Saved(id: 1))
         let error = try await #require(throws: NotificationWaitError.self) { try await recorder.next() }
@@ -126,8 +126,8 @@ import TypedNotificationsTesting
     @Test(.timeLimit(.minutes(1))) func nextTimesOutWithAMessageNamingTheTypeAndThePosts() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
-        center.post(Saved(id: 1))
-        center.post(Saved(id: 2))
+        Saved(id: 1).post(in: center)
+        Saved(id: 2).post(in: center)
         _ = try await recorder.next()
         _ = try await recorder.next()
 
@@ -148,7 +148,7 @@ import TypedNotificationsTesting
     @Test(.timeLimit(.minutes(1))) func waitForCountTimesOutWithAMessageNamingTheTypeAndThePosts() async throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Refreshed.self, in: center)
-        center.post(Refreshed.self)
+        Refreshed.post((), in: center)
         let error = try await #require(throws: NotificationWaitError.self) {
             try await recorder.waitForCount(3, timeout: .milliseconds(20))
         }
@@ -160,7 +160,7 @@ import TypedNotificationsTesting
         let center = NotificationCenter()
         let kitchen = Thermometer()
         let recorder = NotificationRecorder(ReadingTaken.self, from: kitchen, in: center)
-        center.post(ReadingTaken.self, payload: Celsius(value: 9), from: Thermometer())
+        ReadingTaken.post(Celsius(value: 9), from: Thermometer(), in: center)
         let error = try await #require(throws: NotificationWaitError.self) {
             try await recorder.next(timeout: .milliseconds(20))
         }
@@ -176,7 +176,7 @@ import TypedNotificationsTesting
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Saved.self, in: center)
         await #expect(throws: NotificationWaitError.self) { try await recorder.next(timeout: .zero) }
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         #expect(try await recorder.next(timeout: .zero) == Saved(id: 1))
     }
 
@@ -188,7 +188,7 @@ import TypedNotificationsTesting
         let start = clock.now
         async let next = recorder.next(timeout: .seconds(60))
         await recorder.untilWaiting(1)
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         #expect(try await next == Saved(id: 1))
         // Far below the timeout: the timer is cancelled as soon as the post arrives.
         #expect(clock.now - start < .seconds(30))
@@ -200,7 +200,7 @@ import TypedNotificationsTesting
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Described.self, in: center)
         let locksHeld = Collected<Int>()
-        center.post(Described(locksHeldWhenDescribed: locksHeld))
+        Described(locksHeldWhenDescribed: locksHeld).post(in: center)
 
         let timedOut = try await #require(throws: NotificationWaitError.self) {
             try await recorder.waitForCount(2, timeout: .milliseconds(1))
@@ -264,7 +264,7 @@ import TypedNotificationsTesting
         let recorder = NotificationRecorder(Saved.self, in: center)
         let posts = Self.racingTries
         DispatchQueue.global().async {
-            for id in 0..<posts { center.post(Saved(id: id)) }
+            for id in 0..<posts { Saved(id: id).post(in: center) }
         }
         var received: [Int] = []
         var timeouts = 0
@@ -348,8 +348,8 @@ import TypedNotificationsTesting
         let recorder = NotificationRecorder(Saved.self, in: center)
         async let all = recorder.waitForCount(2, timeout: .safetyNet)
         await recorder.untilWaiting(1)
-        center.post(Saved(id: 1))
-        center.post(Saved(id: 2))
+        Saved(id: 1).post(in: center)
+        Saved(id: 2).post(in: center)
         #expect(try await all.count == 2)
         #expect(try await recorder.next() == Saved(id: 1))
     }

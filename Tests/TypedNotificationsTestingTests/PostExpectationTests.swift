@@ -21,11 +21,11 @@ import TypedNotificationsTesting
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
     @Test(.timeLimit(.minutes(1))) func onlyPostsMadeWhileTheBodyRunsCount() async {
         let center = NotificationCenter()
-        center.post(Saved(id: 0))
+        Saved(id: 0).post(in: center)
         await expectPosts(Saved.self, in: center) {
-            center.post(Saved(id: 1))
+            Saved(id: 1).post(in: center)
         }
-        center.post(Saved(id: 2))
+        Saved(id: 2).post(in: center)
         await expectNoPosts(Saved.self, in: center) {}
     }
 
@@ -57,7 +57,7 @@ import TypedNotificationsTesting
         let store = Store(center: center)
         await expectNoPosts(Saved.self, in: center) {
             store.save([])
-            center.post(Refreshed.self)
+            Refreshed.post((), in: center)
         }
     }
 
@@ -95,7 +95,7 @@ import TypedNotificationsTesting
     @Test(.timeLimit(.minutes(1))) func missingPostsAreReported() async {
         let center = NotificationCenter()
         let issues = await recordedIssues {
-            await expectPosts(Saved.self, in: center) { center.post(Refreshed.self) }
+            await expectPosts(Saved.self, in: center) { Refreshed.post((), in: center) }
         }
         #expect(issues.map(\.message) == ["Expected 1 post of Saved, but none was posted"])
     }
@@ -114,7 +114,7 @@ import TypedNotificationsTesting
     @Test(.timeLimit(.minutes(1))) func payloadLessPostsAreCountedWithoutAList() async {
         let center = NotificationCenter()
         let issues = await recordedIssues {
-            await expectPosts(Refreshed.self, count: 2, in: center) { center.post(Refreshed.self) }
+            await expectPosts(Refreshed.self, count: 2, in: center) { Refreshed.post((), in: center) }
         }
         #expect(issues.map(\.message) == ["Expected 2 posts of Refreshed, but 1 was posted"])
     }
@@ -137,7 +137,7 @@ import TypedNotificationsTesting
         let garden = Thermometer()
         let issues = await recordedIssues {
             await expectPosts(ReadingTaken.self, from: kitchen, in: center) {
-                center.post(ReadingTaken.self, payload: Celsius(value: 9), from: garden)
+                ReadingTaken.post(Celsius(value: 9), from: garden, in: center)
             }
         }
         #expect(
@@ -189,6 +189,6 @@ import TypedNotificationsTesting
 
     func refresh() {
         refreshes += 1
-        center.post(Refreshed.self)
+        Refreshed.post((), in: center)
     }
 }

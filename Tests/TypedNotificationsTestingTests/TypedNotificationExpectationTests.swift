@@ -53,10 +53,10 @@ final class TypedNotificationExpectationTests: XCTestCase {
         let kitchen = Thermometer()
         let reading = TypedNotificationExpectation(ReadingTaken.self, from: kitchen, in: center)
         let notYet = TypedNotificationExpectation(ReadingTaken.self, from: kitchen, in: center)
-        center.post(ReadingTaken.self, payload: Celsius(value: 9), from: Thermometer())
-        center.post(ReadingTaken.self, payload: Celsius(value: 8))
+        ReadingTaken.post(Celsius(value: 9), from: Thermometer(), in: center)
+        ReadingTaken.post(Celsius(value: 8), in: center)
         XCTAssertEqual(XCTWaiter().wait(for: [notYet], timeout: 0.05), .timedOut)
-        center.post(ReadingTaken.self, payload: Celsius(value: 21), from: kitchen)
+        ReadingTaken.post(Celsius(value: 21), from: kitchen, in: center)
         XCTAssertEqual(XCTWaiter().wait(for: [reading], timeout: 5), .completed)
         XCTAssertEqual(reading.payloads, [Celsius(value: 21)])
     }
@@ -65,14 +65,14 @@ final class TypedNotificationExpectationTests: XCTestCase {
         let center = NotificationCenter()
         let none = TypedNotificationExpectation(Saved.self, count: 0, in: center)
         XCTAssertTrue(none.isInverted)
-        center.post(Refreshed.self)
+        Refreshed.post((), in: center)
         XCTAssertEqual(XCTWaiter().wait(for: [none], timeout: 0.05), .completed)
     }
 
     func testACountOfZeroFailsAsSoonAsTheTypeIsPosted() {
         let center = NotificationCenter()
         let none = TypedNotificationExpectation(Saved.self, count: 0, in: center)
-        center.post(Saved(id: 1))
+        Saved(id: 1).post(in: center)
         XCTAssertEqual(XCTWaiter().wait(for: [none], timeout: 5), .invertedFulfillment)
     }
 
@@ -84,7 +84,7 @@ final class TypedNotificationExpectationTests: XCTestCase {
             released = saved
         }
         XCTAssertNil(released)
-        center.post(Saved(id: 1))  // reaches nothing, and nothing crashes
+        Saved(id: 1).post(in: center)  // reaches nothing, and nothing crashes
     }
 
     // MARK: - Descriptions
@@ -102,8 +102,8 @@ final class TypedNotificationExpectationTests: XCTestCase {
         let center = NotificationCenter()
         let kitchen = Thermometer()
         let warm = TypedNotificationExpectation(ReadingTaken.self, from: kitchen, in: center) { $0.value > 20 }
-        center.post(ReadingTaken.self, payload: Celsius(value: 18), from: kitchen)
-        center.post(ReadingTaken.self, payload: Celsius(value: 30), from: Thermometer())
+        ReadingTaken.post(Celsius(value: 18), from: kitchen, in: center)
+        ReadingTaken.post(Celsius(value: 30), from: Thermometer(), in: center)
         center.post(name: ReadingTaken.notificationName, object: kitchen, userInfo: nil)
         XCTAssertEqual(
             warm.expectationDescription,

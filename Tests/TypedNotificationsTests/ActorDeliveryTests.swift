@@ -15,15 +15,15 @@ import Testing
     @Test @MainActor func postOnTheMainActorReturnsWithMainActorObserversUpdatedQueuedPayloadsFirst() {
         let center = NotificationCenter()
         let badge = Badge()
-        let token = center.observeOnMainActor(CounterDidChange.self) { change in badge.seen.append(change.count) }
+        let token = CounterDidChange.observeOnMainActor(in: center) { change in badge.seen.append(change.count) }
         // Posted from another thread while this test holds the main actor: the post must queue and return, or
         // this wait would time out (the main actor cannot run anything until the test returns).
-        #expect(runOnAnotherThreadAndWait { center.post(CounterDidChange(count: 1)) })
+        #expect(runOnAnotherThreadAndWait { CounterDidChange(count: 1).post(in: center) })
         #expect(badge.seen == [], "nothing can run on the main actor while the test holds it")
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 2).post(in: center)
         #expect(
             badge.seen == [1, 2], "the queued payload first, then the post made on the main actor, before it returned")
-        center.post(CounterDidChange(count: 3))
+        CounterDidChange(count: 3).post(in: center)
         #expect(badge.seen == [1, 2, 3])
         withExtendedLifetime(token) {}
     }
@@ -40,8 +40,8 @@ import Testing
     @Test @MainActor func mainActorObserverRunsDuringAPostFromAMainActorTask() async {
         let center = NotificationCenter()
         let badge = Badge()
-        let token = center.observeOnMainActor(CounterDidChange.self) { change in badge.seen.append(change.count) }
-        await Task { @MainActor in center.post(CounterDidChange(count: 7)) }.value
+        let token = CounterDidChange.observeOnMainActor(in: center) { change in badge.seen.append(change.count) }
+        await Task { @MainActor in CounterDidChange(count: 7).post(in: center) }.value
         #expect(badge.seen == [7])
         withExtendedLifetime(token) {}
     }
@@ -50,14 +50,14 @@ import Testing
         let center = NotificationCenter()
         let received = Recorded<Int>()
         let done = Signal()
-        let token = center.observeOnMainActor(CounterDidChange.self) { change in
+        let token = CounterDidChange.observeOnMainActor(in: center) { change in
             received.append(change.count)
             if change.count == 99 { done.fire() }
         }
         let returned = await MainActor.run {
             // The main actor is held for the whole loop of posts; each post must return without it.
             runOnAnotherThreadAndWait {
-                for count in 0..<100 { center.post(CounterDidChange(count: count)) }
+                for count in 0..<100 { CounterDidChange(count: count).post(in: center) }
             }
         }
         #expect(returned)
@@ -73,7 +73,7 @@ import Testing
         let center = NotificationCenter()
         let badge = Badge()
         let done = Signal()
-        let token = center.observeOnMainActor(CounterDidChange.self) { change in
+        let token = CounterDidChange.observeOnMainActor(in: center) { change in
             badge.seen.append(change.count)
             done.fire()
         }
@@ -96,15 +96,15 @@ import Testing
         let done = Signal()
         let sentinel = Slot<NotificationToken>()
         let returned = await MainActor.run {
-            let token = center.observeOnMainActor(CounterDidChange.self) { _ in received.increment() }
+            let token = CounterDidChange.observeOnMainActor(in: center) { _ in received.increment() }
             // Posted from another thread while this code holds the main actor, so all ten are still queued.
             let returned = runOnAnotherThreadAndWait {
-                for count in 0..<10 { center.post(CounterDidChange(count: count)) }
+                for count in 0..<10 { CounterDidChange(count: count).post(in: center) }
             }
             token.cancel()
             // Queued behind the cancelled deliveries: when it runs, they have had their chance.
-            sentinel.set(center.observeOnMainActor(AppDidBecomeActive.self) { done.fire() })
-            _ = runOnAnotherThreadAndWait { center.post(AppDidBecomeActive.self) }
+            sentinel.set(AppDidBecomeActive.observeOnMainActor(in: center) { done.fire() })
+            _ = runOnAnotherThreadAndWait { AppDidBecomeActive.post((), in: center) }
             return returned
         }
         #expect(returned)
@@ -132,7 +132,7 @@ import Testing
 
         /// Posts on this actor and returns what the observer had seen when the post returned.
         func postHere(_ value: Int, in center: NotificationCenter) -> [Int] {
-            center.post(CounterDidChange(count: value))
+            CounterDidChange(count: value).post(in: center)
             return seen
         }
     }
@@ -141,7 +141,7 @@ import Testing
         let center = NotificationCenter()
         let tally = Tally()
         let perThread = 300
-        let token = center.observe(CounterDidChange.self, on: tally) { tally, change in
+        let observation = CounterDidChange.observe(for: tally, in: center) { tally, change in
             // Isolated to `tally`: its state is mutated without `await`, and never by two deliveries at once.
             tally.record(change.count)
         }
@@ -149,7 +149,7 @@ import Testing
             for thread in 0..<2 {
                 group.addTask {
                     runOnAnotherThreadAndWait {
-                        for index in 0..<perThread { center.post(CounterDidChange(count: thread * 10_000 + index)) }
+                        for index in 0..<perThread { CounterDidChange(count: thread * 10_000 + index).post(in: center) }
                     }
                 }
             }
@@ -162,28 +162,30 @@ import Testing
         for thread in 0..<2 {
             #expect(seen.filter { $0 / 10_000 == thread } == (0..<perThread).map { thread * 10_000 + $0 })
         }
-        withExtendedLifetime(token) {}
+        observation.cancel()
     }
 
     @Test func actorIsolatedObserverRunsDuringAPostMadeOnItsActorAfterWhatIsQueued() async {
         let center = NotificationCenter()
         let tally = Tally()
-        let token = center.observe(CounterDidChange.self, on: tally) { tally, change in tally.record(change.count) }
+        let observation = CounterDidChange.observe(for: tally, in: center) { tally, change in
+            tally.record(change.count)
+        }
         let seen = await tally.postHere(1, in: center)
         #expect(seen == [1])
-        withExtendedLifetime(token) {}
+        observation.cancel()
     }
 
     @Test func ownerBoundActorObservationEndsWhenTheActorIsDeallocated() async {
         let center = NotificationCenter()
         var tally: Tally? = Tally()
         weak let weakTally = tally
-        center.observe(CounterDidChange.self, for: tally!) { tally, change in tally.record(change.count) }
+        CounterDidChange.observe(for: tally!, in: center) { tally, change in tally.record(change.count) }
         _ = await tally?.postHere(1, in: center)
         #expect(await tally?.seen == [1])
         tally = nil
         #expect(weakTally == nil, "the observation does not keep its actor alive")
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 2).post(in: center)
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
 
@@ -191,20 +193,23 @@ import Testing
         let center = NotificationCenter()
         var tally: Tally? = Tally()
         weak let weakTally = tally
-        let token = CounterDidChange.observe(on: tally!, in: center) { tally, change in tally.record(change.count) }
+        // What the actor form returns, kept: it does not keep the actor alive either.
+        let observation = CounterDidChange.observe(for: tally!, in: center) { tally, change in
+            tally.record(change.count)
+        }
         tally = nil
         #expect(weakTally == nil)
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         #expect(
             ObserverRegistry.shared.registrationCounts(in: center) == (0, 0),
             "its actor gone, the observation has ended")
-        withExtendedLifetime(token) {}
+        withExtendedLifetime(observation) {}
     }
 }
 
 /// Posts from a function the compiler does not know to be isolated to any actor.
 private nonisolated func postNonisolated(_ change: CounterDidChange, in center: NotificationCenter) {
-    center.post(change)
+    change.post(in: center)
 }
 
 /// Runs `body` on a new thread and blocks the caller until it returns; `false` if it did not return within a minute

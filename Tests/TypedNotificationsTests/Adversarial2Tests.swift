@@ -17,7 +17,7 @@ import Testing
     // MARK: - One order per target: the main actor is one target
 
     /// "Observers that run on the same serial target, for the same center, see that center's posts in one order: the
-    /// main actor, ..., or one actor." An observer isolated to `MainActor.shared` with `observe(_:on:)` runs on the
+    /// main actor, ..., or one actor." An observer isolated to `MainActor.shared` with `observe(for:)` runs on the
     /// main actor, but gets a target of its own (`.actor(MainActor.shared)`), apart from the `observeOnMainActor`
     /// target. A main-actor handler that posts again during a post made on the main actor is queued on its own
     /// target (it is running) but runs at once on the other one, so the second observer sees the nested post before
@@ -27,21 +27,20 @@ import Testing
         let first = Recorded<Int>()
         let second = Recorded<Int>()
         let done = Signal()
-        let tokens = [
-            center.observeOnMainActor(Play.self) { index in
-                first.append(index)
-                if index == 1 { Play.post(10, in: center) }
-                if index == 10 { done.fire() }
-            },
-            center.observe(Play.self, on: MainActor.shared) { _, index in
-                second.append(index)
-            },
-        ]
+        let token = Play.observeOnMainActor(in: center) { index in
+            first.append(index)
+            if index == 1 { Play.post(10, in: center) }
+            if index == 10 { done.fire() }
+        }
+        let observation = Play.observe(for: MainActor.shared, in: center) { _, index in
+            second.append(index)
+        }
         Play.post(1, in: center)
         await done.wait()
         #expect(first.values == [1, 10])
         #expect(second.values == first.values, "two observers on the main actor of one center saw two orders")
-        withExtendedLifetime(tokens) {}
+        withExtendedLifetime(token) {}
+        observation.cancel()
     }
 
     // MARK: - Lost wake-ups
@@ -56,7 +55,7 @@ import Testing
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let received = Recorded<Int>()
-        let token = center.observe(Play.self, delivery: .async(on: queue)) { index in received.append(index) }
+        let token = Play.observe(in: center, delivery: .async(on: queue)) { index in received.append(index) }
         queue.isSuspended = true
         Play.post(1, in: center)
         queue.cancelAllOperations()
@@ -85,7 +84,7 @@ import Testing
         weak var weakSender: Sender?
         weak var weakCaptured: Tracked?
         let queued = Slot<NotificationToken>()
-        let canceller = center.observe(Box<Tracked>.self) { _ in
+        let canceller = Box<Tracked>.observe(in: center) { _ in
             queued.value?.cancel()
             queued.set(nil)
         }
@@ -93,14 +92,14 @@ import Testing
             let captured = Tracked()
             weakCaptured = captured
             queued.set(
-                center.observe(Box<Tracked>.self, delivery: .async(on: queue)) { _, _ in
+                Box<Tracked>.observe(in: center, delivery: .async(on: queue)) { _, _ in
                     withExtendedLifetime(captured) {}
                 })
             let payload = Tracked()
             let sender = Sender()
             weakPayload = payload
             weakSender = sender
-            center.post(Box(value: payload), from: sender)
+            Box(value: payload).post(from: sender, in: center)
         }
         #expect(weakPayload == nil, "a payload was queued for an observer cancelled earlier in the post")
         #expect(weakSender == nil, "a sender was queued for an observer cancelled earlier in the post")
@@ -125,8 +124,8 @@ import Testing
         let mainHandlerOnImpostor = Recorded<Bool>()
         let done = Signal()
         let tokens = [
-            center.observe(Play.self, delivery: .async(on: impostor)) { _ in },
-            center.observe(Play.self, delivery: .async(on: DispatchQueue.main)) { _ in
+            Play.observe(in: center, delivery: .async(on: impostor)) { _ in },
+            Play.observe(in: center, delivery: .async(on: DispatchQueue.main)) { _ in
                 mainHandlerOnImpostor.append(DispatchQueue.getSpecific(key: onImpostor) == true)
                 done.fire()
             },
@@ -147,13 +146,13 @@ import Testing
         let ran = Recorded<Int>()
         let other = NotificationCenter()
         let done = Signal()
-        let otherToken = other.observeOnMainActor(Play.self) { _ in done.fire() }
+        let otherToken = Play.observeOnMainActor(in: other) { _ in done.fire() }
         var token: NotificationToken?
         weak var dead: NotificationCenter?
         do {
             let center = NotificationCenter()
             dead = center
-            token = center.observeOnMainActor(Play.self) { index in
+            token = Play.observeOnMainActor(in: center) { index in
                 ran.append(index)
             }
             // Held weakly by the thread, so that the center goes with this scope, whenever the thread object does.
@@ -207,9 +206,9 @@ import Testing
             }
         }
         let tokens = [
-            center.observeOnMainActor(Play.self, handler(logs[0], nests: true)),
-            center.observeOnMainActor(Pause.self, handler(logs[1], nests: false)),
-            center.observeOnMainActor(Play.self, handler(logs[2], nests: false)),
+            Play.observeOnMainActor(in: center, handler(logs[0], nests: true)),
+            Pause.observeOnMainActor(in: center, handler(logs[1], nests: false)),
+            Play.observeOnMainActor(in: center, handler(logs[2], nests: false)),
         ]
         var next = 1
         var syncMisses: [Int] = []

@@ -39,11 +39,11 @@ import Testing
         let second = Log()
         let done = Signal()
         let tokens = [
-            center.observeOnMainActor(Play.self) { index in
+            Play.observeOnMainActor(in: center) { index in
                 first.entries.append(index)
                 if index == 1 { Play.post(10, in: center) }
             },
-            center.observeOnMainActor(Play.self) { index in
+            Play.observeOnMainActor(in: center) { index in
                 second.entries.append(index)
                 if index == 10 { done.fire() }
             },
@@ -72,12 +72,12 @@ import Testing
     @Test func nestedPostFromASynchronouslyRunActorHandlerKeepsOneOrder() async {
         let center = NotificationCenter()
         let stage = Stage()
-        let tokens = [
-            center.observe(Play.self, on: stage) { stage, index in
+        let observations = [
+            Play.observe(for: stage, in: center) { stage, index in
                 stage.first.append(index)
                 if index == 1 { Play.post(10, in: center) }
             },
-            center.observe(Play.self, on: stage) { stage, index in
+            Play.observe(for: stage, in: center) { stage, index in
                 stage.second.append(index)
                 if index == 10 { stage.done.fire() }
             },
@@ -87,7 +87,7 @@ import Testing
         let (first, second) = await (stage.first, stage.second)
         #expect(first == [1, 10])
         #expect(second == first, "two observers isolated to one actor saw two orders")
-        withExtendedLifetime(tokens) {}
+        for observation in observations { observation.cancel() }
     }
 
     /// "main-actor, actor and async observers ... never overlap themselves." A main-actor handler of `Play` that
@@ -99,7 +99,7 @@ import Testing
         let play = Log()
         let done = Signal()
         let tokens = [
-            center.observeOnMainActor(Play.self) { index in
+            Play.observeOnMainActor(in: center) { index in
                 play.depth += 1
                 play.deepest = max(play.deepest, play.depth)
                 play.entries.append(index)
@@ -107,7 +107,7 @@ import Testing
                 play.depth -= 1
                 if index == 3 { done.fire() }
             },
-            center.observeOnMainActor(Pause.self) { _ in },
+            Pause.observeOnMainActor(in: center) { _ in },
         ]
         #expect(runOnAnotherThreadAndWait { for index in 1...3 { Play.post(index, in: center) } })
         await done.wait()
@@ -125,11 +125,11 @@ import Testing
         let second = Log()
         let done = Signal()
         let tokens = [
-            center.observeOnMainActor(Play.self) { index in
+            Play.observeOnMainActor(in: center) { index in
                 first.entries.append(index)
                 if index == 1 { Play.post(10, in: center) }
             },
-            center.observeOnMainActor(Play.self) { index in
+            Play.observeOnMainActor(in: center) { index in
                 second.entries.append(index)
                 if index == 10 { done.fire() }
             },
@@ -157,13 +157,13 @@ import Testing
         let resubscribed = Signal()
         let token = Slot<NotificationToken>()
         token.set(
-            center.observeOnMainActor(Play.self) { index in
+            Play.observeOnMainActor(in: center) { index in
                 old.entries.append(index)
                 guard index == 1 else { return }
                 defer { resubscribed.fire() }
                 token.value?.cancel()
                 token.set(
-                    center.observeOnMainActor(Play.self) { index in
+                    Play.observeOnMainActor(in: center) { index in
                         new.entries.append(index)
                         if index == 4 { done.fire() }
                     })
@@ -191,7 +191,7 @@ import Testing
         let center = NotificationCenter()
         let model = ViewModel()
         let done = Signal()
-        center.observe(Play.self, for: model, delivery: .async(on: DispatchQueue.main)) { model, index in
+        Play.observe(for: model, in: center, delivery: .async(on: DispatchQueue.main)) { model, index in
             MainActor.assumeIsolated { model.seen.append(index) }
             if index == 1 { done.fire() }
         }
@@ -206,7 +206,7 @@ import Testing
         #expect(
             runOnAnotherThreadAndWait {
                 background.set(ObjectIdentifier(Thread.current))
-                withExtendedLifetime(center.observe(Play.self) { _ in }) {}
+                withExtendedLifetime(Play.observe(in: center) { _ in }) {}
                 _ = center.typedObservations
                 Play.post(1, in: center)
                 background.set(nil)
@@ -239,7 +239,7 @@ import Testing
         let sender = Sender()
         let received = Recorded<Int>()
         let token = Slot<NotificationToken>()
-        token.set(center.observe(CounterDidChange.self, from: sender) { received.append($0.count) })
+        token.set(CounterDidChange.observe(from: sender, in: center) { received.append($0.count) })
         let rePosted = Counter()
         let plain = center.addObserver(forName: CounterDidChange.notificationName, object: sender, queue: nil) { note in
             guard rePosted.count == 0 else { return }
@@ -252,7 +252,7 @@ import Testing
             token.value?.cancel()
         }
         defer { center.removeObserver(plain) }
-        center.post(CounterDidChange(count: 1), from: sender)
+        CounterDidChange(count: 1).post(from: sender, in: center)
         #expect(received.values == [1], "the later of the two arrived after the cancel")
     }
 
@@ -266,7 +266,7 @@ import Testing
         let late = Recorded<Int>()
         let lateToken = Slot<NotificationToken>()
         let rePosted = Counter()
-        let token = center.observe(CounterDidChange.self, from: sender) { original.append($0.count) }
+        let token = CounterDidChange.observe(from: sender, in: center) { original.append($0.count) }
         let plain = center.addObserver(forName: CounterDidChange.notificationName, object: sender, queue: nil) { note in
             guard rePosted.count == 0 else { return }
             rePosted.increment()
@@ -274,10 +274,10 @@ import Testing
             case .verbatim: center.post(note)
             case .sameUserInfo: center.post(name: note.name, object: sender, userInfo: note.userInfo)
             }
-            lateToken.set(center.observe(CounterDidChange.self, from: sender) { late.append($0.count) })
+            lateToken.set(CounterDidChange.observe(from: sender, in: center) { late.append($0.count) })
         }
         defer { center.removeObserver(plain) }
-        center.post(CounterDidChange(count: 1), from: sender)
+        CounterDidChange(count: 1).post(from: sender, in: center)
         #expect(original.values == [1, 1])
         #expect(late.values == [1], "the later of the two reaches the observers active then")
         withExtendedLifetime(token) {}
@@ -292,7 +292,7 @@ import Testing
         let sender = Sender()
         let received = Counter()
         let token = Slot<NotificationToken>()
-        token.set(center.observe(Ping.self, from: sender) { received.increment() })
+        token.set(Ping.observe(from: sender, in: center) { received.increment() })
         let rePosted = Counter()
         let plain = center.addObserver(forName: Ping.notificationName, object: sender, queue: nil) { _ in
             guard rePosted.count == 0 else { return }
@@ -301,7 +301,7 @@ import Testing
             token.value?.cancel()
         }
         defer { center.removeObserver(plain) }
-        center.post(Ping.self, from: sender)
+        Ping.post((), from: sender, in: center)
         #expect(received.count == 1)
     }
 
@@ -326,8 +326,8 @@ import Testing
     func typedPostWithAnEmptyUserInfoReachesItsObserverOnce(payload: Bool) {
         let center = NotificationCenter()
         let received = Recorded<Bool>()
-        let token = center.observe(Flag.self) { received.append($0) }
-        center.post(Flag.self, payload: payload)
+        let token = Flag.observe(in: center) { received.append($0) }
+        Flag.post(payload, in: center)
         #expect(received.values == [payload])
         withExtendedLifetime(token) {}
     }
@@ -339,15 +339,15 @@ import Testing
         let center = NotificationCenter()
         let sender = Sender()
         let received = Recorded<Bool>()
-        let token = center.observe(Flag.self, from: sender) { received.append($0) }
+        let token = Flag.observe(from: sender, in: center) { received.append($0) }
         let nested = Counter()
         let plain = center.addObserver(forName: Flag.notificationName, object: sender, queue: nil) { _ in
             guard nested.count == 0 else { return }
             nested.increment()
-            center.post(Flag.self, payload: false, from: sender)
+            Flag.post(false, from: sender, in: center)
         }
         defer { center.removeObserver(plain) }
-        center.post(Flag.self, payload: false, from: sender)
+        Flag.post(false, from: sender, in: center)
         #expect(received.values == [false, false])
         withExtendedLifetime(token) {}
     }
@@ -369,14 +369,14 @@ import Testing
         do {
             let captured = Tracked()
             weakCaptured = captured
-            let token = center.observe(Box<Tracked>.self, delivery: .async(on: queue)) { _, _ in
+            let token = Box<Tracked>.observe(in: center, delivery: .async(on: queue)) { _, _ in
                 withExtendedLifetime(captured) {}
             }
             let payload = Tracked()
             let sender = Sender()
             weakPayload = payload
             weakSender = sender
-            center.post(Box(value: payload), from: sender)
+            Box(value: payload).post(from: sender, in: center)
             token.cancel()
         }
         #expect(weakPayload == nil, "a cancelled observer's queued payload is still held")

@@ -27,7 +27,7 @@ import Testing
         let overlap = Overlap()
         let done = Signal()
         let perThread = 200
-        let token = center.observe(CounterDidChange.self) { change async in
+        let token = CounterDidChange.observe(in: center) { change async in
             overlap.enter()
             await Task.yield()  // suspends mid-delivery: the next delivery must still wait for this one
             received.append(change.count)
@@ -36,7 +36,7 @@ import Testing
         }
         for thread in 0..<2 {
             let returned = runOnAnotherThreadAndWait {
-                for index in 0..<perThread { center.post(CounterDidChange(count: thread * 10_000 + index)) }
+                for index in 0..<perThread { CounterDidChange(count: thread * 10_000 + index).post(in: center) }
             }
             #expect(returned)
         }
@@ -54,12 +54,12 @@ import Testing
         let center = NotificationCenter()
         let gate = AsyncStream.makeStream(of: Void.self)
         let started = Signal()
-        let token = center.observe(CounterDidChange.self) { _ async in
+        let token = CounterDidChange.observe(in: center) { _ async in
             started.fire()
             for await _ in gate.stream {}  // suspended until the test has seen every post return
         }
         let returned = runOnAnotherThreadAndWait {
-            for count in 0..<10 { center.post(CounterDidChange(count: count)) }
+            for count in 0..<10 { CounterDidChange(count: count).post(in: center) }
         }
         #expect(returned)
         await started.wait()
@@ -83,15 +83,15 @@ import Testing
         let started = Signal()
         let finished = Signal()
         let gate = AsyncStream.makeStream(of: Void.self)
-        let token = center.observe(TrackedPost.self) { _ async in
+        let token = TrackedPost.observe(in: center) { _ async in
             calls.increment()
             started.fire()
             for await _ in gate.stream {}
             finished.fire()
         }
-        center.post(TrackedPost.self, payload: Tracked { released.increment() })
+        TrackedPost.post(Tracked { released.increment() }, in: center)
         await started.wait()
-        for _ in 0..<5 { center.post(TrackedPost.self, payload: Tracked { released.increment() }) }
+        for _ in 0..<5 { TrackedPost.post(Tracked { released.increment() }, in: center) }
         #expect(released.count == 0, "five payloads are queued behind the running call")
         token.cancel()
         #expect(released.count == 5, "cancelling released the five queued payloads: they can never be delivered")
@@ -107,11 +107,11 @@ import Testing
         let center = NotificationCenter()
         let kitchen = Thermometer()
         let seen = Recorded<String>()
-        let token = center.observe(Reading.self) { reading, thermometer in
+        let token = Reading.observe(in: center) { thermometer, reading in
             seen.append("\(reading.celsius) \(thermometer === kitchen ? "kitchen" : thermometer == nil ? "nil" : "?")")
         }
-        center.post(Reading(celsius: 1), from: kitchen)
-        center.post(Reading(celsius: 2))
+        Reading(celsius: 1).post(from: kitchen, in: center)
+        Reading(celsius: 2).post(in: center)
         center.post(
             name: Reading.notificationName, object: kitchen, userInfo: Reading.userInfo(for: Reading(celsius: 3)))
         // A plain post whose object is not a `Thermometer`: the handler gets `nil`, not a wrong cast.
@@ -127,7 +127,7 @@ import Testing
         let seen = Recorded<Bool>()
         let done = Signal()
         let token = Reading.observe(in: center, delivery: .async(on: DispatchQueue(label: "readings"))) {
-            _, thermometer in
+            thermometer, _ in
             seen.append(thermometer === kitchen)
             done.fire()
         }
@@ -141,12 +141,12 @@ import Testing
         let center = NotificationCenter()
         let kitchen = Thermometer()
         let seen = Recorded<Double>()
-        let token = center.observe(Reading.self, from: kitchen) { reading, thermometer in
+        let token = Reading.observe(from: kitchen, in: center) { thermometer, reading in
             #expect(thermometer === kitchen)
             seen.append(reading.celsius)
         }
-        center.post(Reading(celsius: 1), from: Thermometer())
-        center.post(Reading(celsius: 2), from: kitchen)
+        Reading(celsius: 1).post(from: Thermometer(), in: center)
+        Reading(celsius: 2).post(from: kitchen, in: center)
         #expect(seen.values == [2])
         withExtendedLifetime(token) {}
     }
@@ -159,12 +159,12 @@ import Testing
         let owner = Sender()
         let counts = Recorded<Int>()
         do {
-            _ = center.observe(CounterDidChange.self, for: owner) { _, change in counts.append(change.count) }
+            _ = CounterDidChange.observe(for: owner, in: center) { _, change in counts.append(change.count) }
         }
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         let observation = CounterDidChange.observe(for: owner, in: center) { _, change in counts.append(-change.count) }
         observation.cancel()
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 2).post(in: center)
         #expect(counts.values == [1, 2])
         withExtendedLifetime(owner) {}
     }

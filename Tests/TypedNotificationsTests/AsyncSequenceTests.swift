@@ -6,8 +6,8 @@ import Testing
 @Suite struct AsyncSequenceTests {
     @Test func postRightAfterMakingTheSequenceIsNeverMissed() async {
         let center = NotificationCenter()
-        let changes = center.notifications(of: CounterDidChange.self)
-        center.post(CounterDidChange(count: 1))
+        let changes = CounterDidChange.notifications(in: center)
+        CounterDidChange(count: 1).post(in: center)
         var iterator = changes.makeAsyncIterator()
         #expect(await iterator.next() == CounterDidChange(count: 1))
     }
@@ -15,7 +15,7 @@ import Testing
     @Test func tenThousandPostsBeforeTheFirstNextAllArriveInOrder() async {
         let center = NotificationCenter()
         let changes = CounterDidChange.notifications(in: center)
-        for count in 0..<10_000 { center.post(CounterDidChange(count: count)) }
+        for count in 0..<10_000 { CounterDidChange(count: count).post(in: center) }
         var received: [Int] = []
         for await change in changes {
             received.append(change.count)
@@ -27,7 +27,7 @@ import Testing
     @Test func senderFilterAppliesToSequences() async {
         let center = NotificationCenter()
         let kitchen = Thermometer()
-        var iterator = center.notifications(of: Reading.self, from: kitchen).makeAsyncIterator()
+        var iterator = Reading.notifications(from: kitchen, in: center).makeAsyncIterator()
         Reading(celsius: 1).post(in: center)
         Reading(celsius: 2).post(from: kitchen, in: center)
         #expect(await iterator.next() == Reading(celsius: 2))
@@ -35,8 +35,8 @@ import Testing
 
     @Test func boundedPolicyKeepsTheNewest() async {
         let center = NotificationCenter()
-        let changes = center.notifications(of: CounterDidChange.self, bufferingPolicy: .bufferingNewest(2))
-        for count in 0..<5 { center.post(CounterDidChange(count: count)) }
+        let changes = CounterDidChange.notifications(in: center, bufferingPolicy: .bufferingNewest(2))
+        for count in 0..<5 { CounterDidChange(count: count).post(in: center) }
         var iterator = changes.makeAsyncIterator()
         #expect(await iterator.next()?.count == 3)
         #expect(await iterator.next()?.count == 4)
@@ -44,8 +44,8 @@ import Testing
 
     @Test func boundedPolicyKeepsTheOldest() async {
         let center = NotificationCenter()
-        let changes = center.notifications(of: CounterDidChange.self, bufferingPolicy: .bufferingOldest(2))
-        for count in 0..<5 { center.post(CounterDidChange(count: count)) }
+        let changes = CounterDidChange.notifications(in: center, bufferingPolicy: .bufferingOldest(2))
+        for count in 0..<5 { CounterDidChange(count: count).post(in: center) }
         var iterator = changes.makeAsyncIterator()
         #expect(await iterator.next()?.count == 0)
         #expect(await iterator.next()?.count == 1)
@@ -55,7 +55,7 @@ import Testing
 
     @Test func releasingTheSequenceRemovesTheObserver() {
         let center = NotificationCenter()
-        var changes: NotificationSequence<CounterDidChange>? = center.notifications(of: CounterDidChange.self)
+        var changes: NotificationSequence<CounterDidChange>? = CounterDidChange.notifications(in: center)
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (1, 1))
         changes = nil
         #expect(changes == nil)
@@ -64,8 +64,8 @@ import Testing
 
     @Test func exitingTheLoopRemovesTheObserver() async {
         let center = NotificationCenter()
-        let changes = center.notifications(of: CounterDidChange.self)
-        center.post(CounterDidChange(count: 1))
+        let changes = CounterDidChange.notifications(in: center)
+        CounterDidChange(count: 1).post(in: center)
         for await _ in changes { break }
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
         withExtendedLifetime(changes) {}
@@ -76,7 +76,7 @@ import Testing
         let started = Signal()
         let task = Task {
             var received = 0
-            let changes = center.notifications(of: CounterDidChange.self)
+            let changes = CounterDidChange.notifications(in: center)
             started.fire()
             for await _ in changes { received += 1 }
             return received
@@ -91,19 +91,19 @@ import Testing
 
     @Test func nextReturnsTheFirstPayloadPostedAfterTheCall() async throws {
         let center = NotificationCenter()
-        center.post(UserDidLogIn.self, payload: User(name: "Before"))
-        let user = Task { try await center.next(UserDidLogIn.self) }
+        UserDidLogIn.post(User(name: "Before"), in: center)
+        let user = Task { try await UserDidLogIn.next(in: center) }
         // Waits until the task has registered its observer: a condition on the registry, not a timed sleep.
         while ObserverRegistry.shared.registrationCounts(in: center).observers == 0 { await Task.yield() }
-        center.post(UserDidLogIn.self, payload: User(name: "Ada"))
-        center.post(UserDidLogIn.self, payload: User(name: "Grace"))
+        UserDidLogIn.post(User(name: "Ada"), in: center)
+        UserDidLogIn.post(User(name: "Grace"), in: center)
         #expect(try await user.value == User(name: "Ada"))
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
 
     @Test func nextThrowsCancellationErrorWhenCancelled() async {
         let center = NotificationCenter()
-        let waiting = Task { try await center.next(CounterDidChange.self) }
+        let waiting = Task { try await CounterDidChange.next(in: center) }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
@@ -111,12 +111,12 @@ import Testing
 
     @Test func sequenceIsSendableAcrossTasks() async {
         let center = NotificationCenter()
-        let changes = center.notifications(of: CounterDidChange.self)
+        let changes = CounterDidChange.notifications(in: center)
         let consumer = Task { () -> Int? in
             for await change in changes { return change.count }
             return nil
         }
-        center.post(CounterDidChange(count: 9))
+        CounterDidChange(count: 9).post(in: center)
         #expect(await consumer.value == 9)
     }
 
@@ -128,11 +128,11 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func loopAfterTheObservationEndedDrainsTheBufferThenEnds() async {
         let center = NotificationCenter()
-        let changes = center.notifications(of: CounterDidChange.self)
-        for count in 1...3 { center.post(CounterDidChange(count: count)) }
+        let changes = CounterDidChange.notifications(in: center)
+        for count in 1...3 { CounterDidChange(count: count).post(in: center) }
         let first = await changes.first { _ in true }
         #expect(first == CounterDidChange(count: 1))
-        center.post(CounterDidChange(count: 4))  // after the observation ended: not received
+        CounterDidChange(count: 4).post(in: center)  // after the observation ended: not received
         var rest: [Int] = []
         for await change in changes { rest.append(change.count) }
         #expect(rest == [2, 3])
@@ -143,10 +143,10 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func loopAfterReleasingTheFirstIteratorEnds() async {
         let center = NotificationCenter()
-        let changes = center.notifications(of: CounterDidChange.self)
+        let changes = CounterDidChange.notifications(in: center)
         do {
             var iterator = changes.makeAsyncIterator()
-            center.post(CounterDidChange(count: 1))
+            CounterDidChange(count: 1).post(in: center)
             #expect(await iterator.next() == CounterDidChange(count: 1))
         }
         var later: [Int] = []
@@ -158,7 +158,7 @@ import Testing
     @Test func twoTasksWaitingAtOnceTrapWithAClearMessage() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let center = NotificationCenter()
-            let changes = center.notifications(of: CounterDidChange.self)
+            let changes = CounterDidChange.notifications(in: center)
             let first = Task { for await _ in changes {} }
             let second = Task { for await _ in changes {} }
             _ = await (first.value, second.value)

@@ -7,9 +7,9 @@ import Testing
     @Test func concurrentPostsReachEveryObserverExactlyOnce() {
         let center = NotificationCenter()
         let counters = (0..<4).map { _ in Counter() }
-        let tokens = counters.map { counter in center.observe(CounterDidChange.self) { _ in counter.increment() } }
+        let tokens = counters.map { counter in CounterDidChange.observe(in: center) { _ in counter.increment() } }
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
-            for count in 0..<1_000 { center.post(CounterDidChange(count: thread * 1_000 + count)) }
+            for count in 0..<1_000 { CounterDidChange(count: thread * 1_000 + count).post(in: center) }
         }
         #expect(counters.map(\.count) == [8_000, 8_000, 8_000, 8_000])
         withExtendedLifetime(tokens) {}
@@ -20,7 +20,7 @@ import Testing
         let perSender = (0..<4).map { _ in Recorded<Int>() }
         let senders = (0..<4).map { _ in Sender() }
         let tokens = (0..<4).map { index in
-            center.observe(CounterDidChange.self, from: senders[index]) { perSender[index].append($0.count) }
+            CounterDidChange.observe(from: senders[index], in: center) { perSender[index].append($0.count) }
         }
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             for count in 0..<500 { CounterDidChange(count: count).post(from: senders[thread], in: center) }
@@ -33,12 +33,12 @@ import Testing
         let center = NotificationCenter()
         let late = Counter()
         let steady = Counter()
-        let steadyToken = center.observe(CounterDidChange.self) { _ in steady.increment() }
+        let steadyToken = CounterDidChange.observe(in: center) { _ in steady.increment() }
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<200 {
                 let sender = Sender()
                 let cancelled = Slot<Bool>()
-                let token = center.observe(CounterDidChange.self, from: sender) { _ in
+                let token = CounterDidChange.observe(from: sender, in: center) { _ in
                     if cancelled.value == true { late.increment() }
                 }
                 CounterDidChange(count: 0).post(from: sender, in: center)
@@ -57,8 +57,8 @@ import Testing
         let center = NotificationCenter()
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for count in 0..<300 {
-                let token = center.observe(CounterDidChange.self) { _ in }
-                center.post(CounterDidChange(count: count))
+                let token = CounterDidChange.observe(in: center) { _ in }
+                CounterDidChange(count: count).post(in: center)
                 if thread.isMultiple(of: 2) { token.cancel() }
             }
         }

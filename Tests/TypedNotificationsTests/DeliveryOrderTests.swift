@@ -30,9 +30,9 @@ import Testing
         case .plainFirst:
             let observer = center.addObserver(
                 forName: CounterDidChange.notificationName, object: nil, queue: nil, using: plain)
-            return (center.observe(CounterDidChange.self, typed), observer)
+            return (CounterDidChange.observe(in: center, typed), observer)
         case .typedFirst:
-            let token = center.observe(CounterDidChange.self, typed)
+            let token = CounterDidChange.observe(in: center, typed)
             return (
                 token,
                 center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil, using: plain)
@@ -119,7 +119,7 @@ import Testing
             registration, on: center, typed: { _ in },
             plain: { _ in
                 guard lateToken.value == nil else { return }
-                lateToken.set(center.observe(CounterDidChange.self) { late.append($0.count) })
+                lateToken.set(CounterDidChange.observe(in: center) { late.append($0.count) })
             })
         defer { center.removeObserver(plain) }
         CounterDidChange(count: 1).post(in: center)
@@ -138,7 +138,7 @@ import Testing
         let lateToken = Slot<NotificationToken>()
         let plain = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { _ in
             guard lateToken.value == nil else { return }
-            lateToken.set(center.observe(CounterDidChange.self) { late.append($0.count) })
+            lateToken.set(CounterDidChange.observe(in: center) { late.append($0.count) })
         }
         defer { center.removeObserver(plain) }
         CounterDidChange(count: 1).post(in: center)
@@ -178,7 +178,7 @@ import Testing
         let center = NotificationCenter()
         let typed = Recorded<Int>()
         let plain = Recorded<Int>()
-        let token = center.observe(OneWayLegacy.self) { typed.append($0) }
+        let token = OneWayLegacy.observe(in: center) { typed.append($0) }
         let observer = center.addObserver(forName: OneWayLegacy.notificationName, object: nil, queue: nil) { note in
             plain.append(note.userInfo?["legacyCount"] as? Int ?? -1)
         }
@@ -209,7 +209,7 @@ import Testing
         }
         defer { center.removeObserver(observer) }
         LegacyCount.post(1, in: center)
-        let token = center.observe(LegacyCount.self) { _ in }
+        let token = LegacyCount.observe(in: center) { _ in }
         LegacyCount.post(2, in: center)
         token.cancel()
         LegacyCount.post(3, in: center)
@@ -244,8 +244,8 @@ import Testing
             center.post(name: AppDidBecomeActive.notificationName, object: other)
         }
         defer { center.removeObserver(plain) }
-        let token = center.observe(AppDidBecomeActive.self) { typed.append(true) }
-        AppDidBecomeActive.post(from: sender, in: center)
+        let token = AppDidBecomeActive.observe(in: center) { typed.append(true) }
+        AppDidBecomeActive.post((), from: sender, in: center)
         // The original (directly), the re-post in its place, and the other sender's post.
         #expect(typed.count == 3)
         #expect(userInfoSeen.values.allSatisfy { $0 })

@@ -13,12 +13,12 @@ import Testing
         let gate = DispatchSemaphore(value: 0)
         let handled = Counter()
         let done = Signal()
-        let token = center.observe(CounterDidChange.self, delivery: .async(on: queue)) { _ in
+        let token = CounterDidChange.observe(in: center, delivery: .async(on: queue)) { _ in
             gate.wait()  // blocks until the test has seen `post` return
             handled.increment()
             done.fire()
         }
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         // Reaching this line with the handler still blocked proves `post` did not wait for it.
         #expect(handled.count == 0)
         gate.signal()
@@ -59,7 +59,7 @@ import Testing
                 operationQueue.addOperation(unrelated)
             }
         }
-        let token = center.observe(CounterDidChange.self, delivery: delivery) { change in
+        let token = CounterDidChange.observe(in: center, delivery: delivery) { change in
             if change.count == 1 {
                 started.signal()
                 gate.wait()  // holds the queue until the backlog and the unrelated work are queued
@@ -69,9 +69,9 @@ import Testing
             log.append(change.count)
             if change.count == backlog { done.fire() }
         }
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         started.wait()
-        for count in 2...backlog { center.post(CounterDidChange(count: count)) }
+        for count in 2...backlog { CounterDidChange(count: count).post(in: center) }
         submitUnrelated(-1)
         gate.signal()
         await done.wait()
@@ -94,11 +94,11 @@ import Testing
         let received = Recorded<Int>()
         let total = 2_000
         let done = Signal()
-        let token = center.observe(CounterDidChange.self, delivery: .async(on: queue)) { change in
+        let token = CounterDidChange.observe(in: center, delivery: .async(on: queue)) { change in
             received.append(change.count)
             if change.count == total - 1 { done.fire() }
         }
-        for count in 0..<total { center.post(CounterDidChange(count: count)) }
+        for count in 0..<total { CounterDidChange(count: count).post(in: center) }
         await done.wait()
         #expect(received.values == Array(0..<total))
         withExtendedLifetime(token) {}
@@ -110,8 +110,8 @@ import Testing
         let gate = DispatchSemaphore(value: 0)
         queue.async { gate.wait() }  // holds the queue until everything is posted and cancelled
         let received = Counter()
-        let token = center.observe(CounterDidChange.self, delivery: .async(on: queue)) { _ in received.increment() }
-        for count in 0..<10 { center.post(CounterDidChange(count: count)) }
+        let token = CounterDidChange.observe(in: center, delivery: .async(on: queue)) { _ in received.increment() }
+        for count in 0..<10 { CounterDidChange(count: count).post(in: center) }
         token.cancel()
         gate.signal()
         await withCheckedContinuation { done in queue.async { done.resume() } }  // the queue has drained
@@ -127,12 +127,12 @@ import Testing
         let gate = DispatchSemaphore(value: 0)
         let received = Recorded<Int>()
         let done = Signal()
-        let token = center.observe(CounterDidChange.self, delivery: .async(on: queue)) { change in
+        let token = CounterDidChange.observe(in: center, delivery: .async(on: queue)) { change in
             if change.count == 0 { gate.wait() }
             received.append(change.count)
             if change.count == 99 { done.fire() }
         }
-        for count in 0..<100 { center.post(CounterDidChange(count: count)) }
+        for count in 0..<100 { CounterDidChange(count: count).post(in: center) }
         #expect(received.count == 0)  // the first handler is still blocked: post did not wait
         gate.signal()
         await done.wait()
@@ -147,7 +147,7 @@ import Testing
         let received = Recorded<Int>()
         let model = await CounterViewModel()
         let done = Signal()
-        let token = center.observeOnMainActor(CounterDidChange.self) { change in
+        let token = CounterDidChange.observeOnMainActor(in: center) { change in
             // Main-actor state, mutated without `await`: the handler is isolated to the main actor. The package
             // enters it with `MainActor.assumeIsolated`, which traps if it is not actually on the main actor.
             model.updates += 1
@@ -155,7 +155,7 @@ import Testing
             if change.count == 499 { done.fire() }
         }
         DispatchQueue.global().async {
-            for count in 0..<500 { center.post(CounterDidChange(count: count)) }
+            for count in 0..<500 { CounterDidChange(count: count).post(in: center) }
         }
         await done.wait()
         #expect(received.values == Array(0..<500))
@@ -179,7 +179,7 @@ import Testing
             model.updates += 1
             model.onUpdate?()
         }
-        center.post(CounterDidChange(count: 42))
+        CounterDidChange(count: 42).post(in: center)
         await done.wait()
         #expect(model.text == "42")
         #expect(model.updates == 1)

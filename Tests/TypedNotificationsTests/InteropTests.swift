@@ -41,7 +41,7 @@ import TypedNotifications
             userInfos.append(note.userInfo == nil)
         }
         defer { center.removeObserver(plain) }
-        AppDidBecomeActive.post(in: center)
+        AppDidBecomeActive.post((), in: center)
         #expect(userInfos.values == [true])
     }
 
@@ -53,8 +53,8 @@ import TypedNotifications
         let all = Recorded<Int>()
         let filtered = Recorded<Int>()
         let tokens = [
-            center.observe(CounterDidChange.self) { all.append($0.count) },
-            center.observe(CounterDidChange.self, from: sender) { filtered.append($0.count) },
+            CounterDidChange.observe(in: center) { all.append($0.count) },
+            CounterDidChange.observe(from: sender, in: center) { filtered.append($0.count) },
         ]
         center.post(
             name: CounterDidChange.notificationName,
@@ -74,7 +74,7 @@ import TypedNotifications
     @Test func plainPostOfAPayloadlessEventReachesTypedObservers() {
         let center = NotificationCenter()
         let calls = Counter()
-        let token = center.observe(AppDidBecomeActive.self) { calls.increment() }
+        let token = AppDidBecomeActive.observe(in: center) { calls.increment() }
         center.post(name: AppDidBecomeActive.notificationName, object: nil)
         #expect(calls.count == 1)
         withExtendedLifetime(token) {}
@@ -91,9 +91,9 @@ import TypedNotifications
     func plainPostThatDoesNotDecodeIsSkippedAndLaterPostsStillArrive(userInfo: [String: any Sendable]?) {
         let center = NotificationCenter()
         let counts = Recorded<Int>()
-        let token = center.observe(CounterDidChange.self) { counts.append($0.count) }
+        let token = CounterDidChange.observe(in: center) { counts.append($0.count) }
         center.post(name: CounterDidChange.notificationName, object: nil, userInfo: userInfo)
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         #expect(counts.values == [1])
         withExtendedLifetime(token) {}
     }
@@ -110,8 +110,8 @@ import TypedNotifications
             }
         }
         defer { plains.forEach(center.removeObserver) }
-        let token = center.observe(CounterDidChange.self) { _ in typed.increment() }
-        for count in 0..<10 { center.post(CounterDidChange(count: count)) }
+        let token = CounterDidChange.observe(in: center) { _ in typed.increment() }
+        for count in 0..<10 { CounterDidChange(count: count).post(in: center) }
         #expect(typed.count == 10)
         #expect(plainCalls.count == 50)
         withExtendedLifetime(token) {}
@@ -124,7 +124,7 @@ import TypedNotifications
         for _ in 0..<40 {
             let center = NotificationCenter()
             let received = Recorded<Int>()
-            let token = center.observe(CounterDidChange.self) { received.append($0.count) }
+            let token = CounterDidChange.observe(in: center) { received.append($0.count) }
             let reposted = Counter()
             let plains = (0..<Int.random(in: 1...6)).map { index in
                 center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { note in
@@ -141,7 +141,7 @@ import TypedNotifications
                     }
                 }
             }
-            center.post(CounterDidChange(count: 1))
+            CounterDidChange(count: 1).post(in: center)
             #expect(received.values == (verbatim ? [1, 1] : [1, 2]))
             plains.forEach(center.removeObserver)
             withExtendedLifetime(token) {}
@@ -151,13 +151,13 @@ import TypedNotifications
     @Test func typedPostFromInsideAPlainObserverIsDeliveredOnce() {
         let center = NotificationCenter()
         let received = Recorded<Int>()
-        let token = center.observe(CounterDidChange.self) { received.append($0.count) }
+        let token = CounterDidChange.observe(in: center) { received.append($0.count) }
         let plain = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { note in
             let count = (note.userInfo?[Notification.typedPayloadKey] as? CounterDidChange)?.count ?? 0
-            if count < 3 { center.post(CounterDidChange(count: count + 1)) }
+            if count < 3 { CounterDidChange(count: count + 1).post(in: center) }
         }
         defer { center.removeObserver(plain) }
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         #expect(received.values == [1, 2, 3])
         withExtendedLifetime(token) {}
     }
@@ -180,10 +180,10 @@ import TypedNotifications
         let fahrenheit = Recorded<Double>()
         let celsius = Recorded<Double>()
         let tokens = [
-            center.observe(Fahrenheit.self) { fahrenheit.append($0.value) },
-            center.observe(Celsius.self) { celsius.append($0.value) },
+            Fahrenheit.observe(in: center) { fahrenheit.append($0.value) },
+            Celsius.observe(in: center) { celsius.append($0.value) },
         ]
-        center.post(Celsius(value: 100))
+        Celsius(value: 100).post(in: center)
         #expect(fahrenheit.values == [212])
         #expect(celsius.values == [100])
         withExtendedLifetime(tokens) {}

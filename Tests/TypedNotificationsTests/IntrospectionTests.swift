@@ -9,13 +9,13 @@ import Testing
         let sender = Sender()
         let owner = Sender()
         let line = #line
-        let token = center.observe(CounterDidChange.self) { _ in }
-        let queued = center.observe(CounterDidChange.self, delivery: .async(on: .global())) { _ in }
-        let fromOne = center.observe(UserDidLogIn.self, from: sender) { _ in }
-        center.observe(CounterDidChange.self, for: owner) { _, _ in }
-        let sequence = center.notifications(of: CounterDidChange.self)
-        let onMain = center.observeOnMainActor(CounterDidChange.self) { _ in }
-        let asynchronous = center.observe(CounterDidChange.self) { _ async in }
+        let token = CounterDidChange.observe(in: center) { _ in }
+        let queued = CounterDidChange.observe(in: center, delivery: .async(on: .global())) { _ in }
+        let fromOne = UserDidLogIn.observe(from: sender, in: center) { _ in }
+        CounterDidChange.observe(for: owner, in: center) { _, _ in }
+        let sequence = CounterDidChange.notifications(in: center)
+        let onMain = CounterDidChange.observeOnMainActor(in: center) { _ in }
+        let asynchronous = CounterDidChange.observe(in: center) { _ async in }
 
         let observations = center.typedObservations
         let counter = String(reflecting: CounterDidChange.self)
@@ -45,8 +45,8 @@ import Testing
     @Test func endedObservationsAreNotListed() {
         let center = NotificationCenter()
         var owner: Sender? = Sender()
-        let token = center.observe(CounterDidChange.self) { _ in }
-        center.observe(CounterDidChange.self, for: owner!) { _, _ in }
+        let token = CounterDidChange.observe(in: center) { _ in }
+        CounterDidChange.observe(for: owner!, in: center) { _, _ in }
         #expect(center.typedObservations.count == 2)
         owner = nil
         #expect(center.typedObservations.count == 1, "an owner-bound observation whose owner is gone has ended")
@@ -57,7 +57,7 @@ import Testing
     @Test func publisherObservationsAreListedAsPublishers() {
         let center = NotificationCenter()
         let line = #line
-        let token = center.observeForPublisher(CounterDidChange.self, from: nil) { _ in }
+        let token = center.subscribeForPublisher(CounterDidChange.self, from: nil) { _ in }
         #expect(center.typedObservations.map(\.delivery) == [.publisher])
         #expect(center.typedObservations.map(\.line) == [line + 1])
         withExtendedLifetime(token) {}
@@ -66,7 +66,7 @@ import Testing
     @Test func observationsOfAnotherCenterAreNotListed() {
         let center = NotificationCenter()
         let other = NotificationCenter()
-        let token = other.observe(CounterDidChange.self) { _ in }
+        let token = CounterDidChange.observe(in: other) { _ in }
         #expect(center.typedObservations.isEmpty)
         #expect(other.typedObservations.count == 1)
         withExtendedLifetime(token) {}
@@ -77,7 +77,7 @@ import Testing
 @Suite struct ScopedDiagnosticsTests {
     @Test func scopedHandlerSeesOnlyItsOwnScopesEvents() async {
         let center = NotificationCenter()
-        let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
+        let token = BridgingTests.PaymentAccepted.observe(in: center) { _ in }
         let inside = Recorded<String>()
         let record: @Sendable (NotificationDiagnostics.Event) -> Void = { event in inside.append(event.name.rawValue) }
         await NotificationDiagnostics.withHandler(record) {
@@ -94,7 +94,7 @@ import Testing
 
     @Test func aTaskThatOutlivesANestedScopeReportsToTheEnclosingScope() async {
         let center = NotificationCenter()
-        let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
+        let token = BridgingTests.PaymentAccepted.observe(in: center) { _ in }
         let outer = Recorded<String>()
         let inner = Recorded<String>()
         let recordOuter: @Sendable (NotificationDiagnostics.Event) -> Void = { outer.append($0.name.rawValue) }
@@ -121,7 +121,7 @@ import Testing
             for failures in 1...4 {
                 group.addTask {
                     let center = NotificationCenter()
-                    let token = center.observe(BridgingTests.PaymentAccepted.self) { _ in }
+                    let token = BridgingTests.PaymentAccepted.observe(in: center) { _ in }
                     let events = Counter()
                     let count: @Sendable (NotificationDiagnostics.Event) -> Void = { _ in events.increment() }
                     NotificationDiagnostics.withHandler(count) {

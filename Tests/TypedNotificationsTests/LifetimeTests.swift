@@ -22,8 +22,8 @@ import Testing
         let center = NotificationCenter()
         let consumer = Consumer()
         CounterDidChange.observe(for: consumer, in: center) { owner, change in owner.received.append(change.count) }
-        center.post(CounterDidChange(count: 1))
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 1).post(in: center)
+        CounterDidChange(count: 2).post(in: center)
         #expect(consumer.received.values == [1, 2])
     }
 
@@ -32,9 +32,9 @@ import Testing
         let calls = Counter()
         var consumer: Consumer? = Consumer()
         CounterDidChange.observe(for: consumer!, in: center) { _, _ in calls.increment() }
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         consumer = nil
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 2).post(in: center)
         #expect(calls.count == 1)
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
@@ -43,9 +43,9 @@ import Testing
         let center = NotificationCenter()
         for _ in 0..<100 {
             let consumer = Consumer()
-            center.observe(CounterDidChange.self, for: consumer) { _, _ in }
+            CounterDidChange.observe(for: consumer, in: center) { _, _ in }
         }
-        let keeper = center.observe(CounterDidChange.self) { _ in }
+        let keeper = CounterDidChange.observe(in: center) { _ in }
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (1, 1))
         withExtendedLifetime(keeper) {}
     }
@@ -56,9 +56,9 @@ import Testing
         let token = CounterDidChange.observe(for: consumer, in: center) { owner, change in
             owner.received.append(change.count)
         }
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         token.cancel()
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 2).post(in: center)
         #expect(consumer.received.values == [1])
     }
 

@@ -80,18 +80,18 @@ import Testing
             seen.append(note.name.rawValue)
         }
         defer { center.removeObserver(plain) }
-        center.post(LegacyNamed(text: "hi"))
+        LegacyNamed(text: "hi").post(in: center)
         #expect(seen.values == ["LegacyNamedNotification"])
     }
 
     @Test func typesWithDistinctNamesDoNotSeeEachOther() {
         let center = NotificationCenter()
         let pings = Counter()
-        let token = center.observe(ModuleA.Ping.self) { _ in pings.increment() }
-        center.post(ModuleB.Ping())
-        center.post(Box(value: 1))
+        let token = ModuleA.Ping.observe(in: center) { _ in pings.increment() }
+        ModuleB.Ping().post(in: center)
+        Box(value: 1).post(in: center)
         #expect(pings.count == 0)
-        center.post(ModuleA.Ping())
+        ModuleA.Ping().post(in: center)
         #expect(pings.count == 1)
         withExtendedLifetime(token) {}
     }

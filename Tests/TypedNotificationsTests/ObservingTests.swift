@@ -11,9 +11,9 @@ import Testing
         let center = NotificationCenter()
         let calls = Recorded<Int>()
         let tokens = (0..<observerCount).map { index in
-            center.observe(CounterDidChange.self) { _ in calls.append(index) }
+            CounterDidChange.observe(in: center) { _ in calls.append(index) }
         }
-        for count in 0..<3 { center.post(CounterDidChange(count: count)) }
+        for count in 0..<3 { CounterDidChange(count: count).post(in: center) }
         let expected = Array(0..<observerCount)
         #expect(calls.values == expected + expected + expected)
         withExtendedLifetime(tokens) {}
@@ -73,10 +73,10 @@ import Testing
         let center = NotificationCenter()
         let calls = Recorded<String>()
         let tokens = [
-            center.observe(CounterDidChange.self) { _ in calls.append("center") },
+            CounterDidChange.observe(in: center) { _ in calls.append("center") },
             CounterDidChange.observe(in: center) { _ in calls.append("type") },
         ]
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         #expect(calls.values == ["center", "type"])
         withExtendedLifetime(tokens) {}
     }
@@ -87,14 +87,14 @@ import Testing
         let center = NotificationCenter()
         let calls = Recorded<String>()
         let victim = Slot<NotificationToken>()
-        let first = center.observe(CounterDidChange.self) { _ in
+        let first = CounterDidChange.observe(in: center) { _ in
             calls.append("first")
             victim.value?.cancel()
         }
-        victim.set(center.observe(CounterDidChange.self) { _ in calls.append("victim") })
-        let last = center.observe(CounterDidChange.self) { _ in calls.append("last") }
-        center.post(CounterDidChange(count: 1))
-        center.post(CounterDidChange(count: 2))
+        victim.set(CounterDidChange.observe(in: center) { _ in calls.append("victim") })
+        let last = CounterDidChange.observe(in: center) { _ in calls.append("last") }
+        CounterDidChange(count: 1).post(in: center)
+        CounterDidChange(count: 2).post(in: center)
         #expect(calls.values == ["first", "last", "first", "last"])
         withExtendedLifetime((first, last)) {}
     }
@@ -104,14 +104,14 @@ import Testing
         let calls = Counter()
         let own = Slot<NotificationToken>()
         own.set(
-            center.observe(CounterDidChange.self) { _ in
+            CounterDidChange.observe(in: center) { _ in
                 calls.increment()
                 own.value?.cancel()
                 // Posting again from inside the handler must not reach it either.
-                center.post(CounterDidChange(count: 99))
+                CounterDidChange(count: 99).post(in: center)
             })
-        center.post(CounterDidChange(count: 1))
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 1).post(in: center)
+        CounterDidChange(count: 2).post(in: center)
         #expect(calls.count == 1)
     }
 
@@ -119,14 +119,14 @@ import Testing
         let center = NotificationCenter()
         let calls = Recorded<String>()
         let added = Slot<NotificationToken>()
-        let adder = center.observe(CounterDidChange.self) { change in
+        let adder = CounterDidChange.observe(in: center) { change in
             calls.append("adder \(change.count)")
             if added.value == nil {
-                added.set(center.observe(CounterDidChange.self) { change in calls.append("added \(change.count)") })
+                added.set(CounterDidChange.observe(in: center) { change in calls.append("added \(change.count)") })
             }
         }
-        center.post(CounterDidChange(count: 1))
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 1).post(in: center)
+        CounterDidChange(count: 2).post(in: center)
         #expect(calls.values == ["adder 1", "adder 2", "added 2"])
         withExtendedLifetime(adder) {}
     }
@@ -135,13 +135,13 @@ import Testing
         let center = NotificationCenter()
         let calls = Recorded<String>()
         let tokens = [
-            center.observe(CounterDidChange.self) { change in
+            CounterDidChange.observe(in: center) { change in
                 calls.append("a\(change.count)")
-                if change.count == 1 { center.post(CounterDidChange(count: 2)) }
+                if change.count == 1 { CounterDidChange(count: 2).post(in: center) }
             },
-            center.observe(CounterDidChange.self) { change in calls.append("b\(change.count)") },
+            CounterDidChange.observe(in: center) { change in calls.append("b\(change.count)") },
         ]
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         // The nested post completes (reaching both) before the outer one continues to b.
         #expect(calls.values == ["a1", "a2", "b2", "b1"])
         withExtendedLifetime(tokens) {}
@@ -151,7 +151,7 @@ import Testing
 
     @Test func registrationsAreDroppedWithTheLastObserver() {
         let center = NotificationCenter()
-        var tokens = (0..<3).map { _ in center.observe(CounterDidChange.self) { _ in } }
+        var tokens = (0..<3).map { _ in CounterDidChange.observe(in: center) { _ in } }
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (3, 1))
         tokens.removeAll()
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))

@@ -26,11 +26,11 @@ import Testing
         let player = Player()
         let done = Signal()
         let total = 200
-        let play = center.observeOnMainActor(Play.self) { index in
+        let play = Play.observeOnMainActor(in: center) { index in
             player.isPlaying = true
             player.log.append("play \(index)")
         }
-        let pause = center.observeOnMainActor(Pause.self) { index in
+        let pause = Pause.observeOnMainActor(in: center) { index in
             player.isPlaying = false
             player.log.append("pause \(index)")
             if index == total - 1 { done.fire() }
@@ -61,13 +61,14 @@ import Testing
             log.append(entry)
             if entry == "pause \(total - 1)" { done.fire() }
         }
-        let tokens: [NotificationToken]
+        var tokens: [NotificationToken] = []
+        var observations: [OwnerBoundObservation] = []
         switch target {
         case "actor":
             let actor = Journal()
-            tokens = [
-                center.observe(Play.self, on: actor) { _, index in record("play \(index)") },
-                center.observe(Pause.self, on: actor) { _, index in record("pause \(index)") },
+            observations = [
+                Play.observe(for: actor, in: center) { _, index in record("play \(index)") },
+                Pause.observe(for: actor, in: center) { _, index in record("pause \(index)") },
             ]
             withExtendedLifetime(actor) {}
             await post(total, in: center)
@@ -84,14 +85,15 @@ import Testing
             // The main queue read again for the second observer: one queue, whatever object the read returns.
             let second: NotificationDelivery = target == "main queue" ? .async(on: DispatchQueue.main) : delivery
             tokens = [
-                center.observe(Play.self, delivery: delivery) { record("play \($0)") },
-                center.observe(Pause.self, delivery: second) { record("pause \($0)") },
+                Play.observe(in: center, delivery: delivery) { record("play \($0)") },
+                Pause.observe(in: center, delivery: second) { record("pause \($0)") },
             ]
             await post(total, in: center)
             await done.wait()
         }
         #expect(log.values == (0..<total).flatMap { ["play \($0)", "pause \($0)"] })
         withExtendedLifetime(tokens) {}
+        for observation in observations { observation.cancel() }
     }
 
     actor Journal {}
@@ -116,8 +118,8 @@ import Testing
         let perThread = 500
         let done = Signal()
         let tokens = [
-            center.observe(Play.self, delivery: .async(on: queue)) { first.append($0) },
-            center.observe(Play.self, delivery: .async(on: queue)) { index in
+            Play.observe(in: center, delivery: .async(on: queue)) { first.append($0) },
+            Play.observe(in: center, delivery: .async(on: queue)) { index in
                 second.append(index)
                 if second.count == threads * perThread { done.fire() }
             },
@@ -142,7 +144,7 @@ import Testing
         let player = Player()
         let done = Signal()
         let backlog = DeliveryTarget.batchLimit + 1
-        let token = center.observeOnMainActor(Play.self) { index in
+        let token = Play.observeOnMainActor(in: center) { index in
             player.log.append("\(index)")
             if index == backlog { done.fire() }
         }
@@ -162,11 +164,11 @@ import Testing
         let second = Player()
         let done = Signal()
         let tokens = [
-            center.observeOnMainActor(Play.self) { index in
+            Play.observeOnMainActor(in: center) { index in
                 first.log.append("\(index)")
                 if index == 1 { Play.post(10, in: center) }
             },
-            center.observeOnMainActor(Play.self) { index in
+            Play.observeOnMainActor(in: center) { index in
                 second.log.append("\(index)")
                 if index == 10 { done.fire() }
             },

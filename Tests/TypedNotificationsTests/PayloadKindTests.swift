@@ -34,8 +34,8 @@ import TypedNotifications
             decoded.append(Result { try Event.payload(from: note) })
         }
         let typed = Recorded<Event.Payload>()
-        let token = center.observe(subject) { typed.append($0) }
-        center.post(subject, payload: payload)
+        let token = subject.observe(in: center) { typed.append($0) }
+        subject.post(payload, in: center)
         center.removeObserver(observer)
         center.post(name: Event.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: plainValue])
         withExtendedLifetime(token) {}
@@ -112,7 +112,7 @@ import TypedNotifications
     @Test func valueOfTheWrongKindIsReportedNotDelivered() throws {
         let center = NotificationCenter()
         let typed = Recorded<Int>()
-        let token = center.observe(Count.self) { typed.append($0) }
+        let token = Count.observe(in: center) { typed.append($0) }
         center.post(name: Count.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: "seven"])
         #expect(typed.values == [])
         let plain = Notification(name: Count.notificationName, userInfo: [Notification.typedPayloadKey: "seven"])
@@ -130,8 +130,8 @@ import TypedNotifications
             seen.append(value is NSNull ? "NSNull" : value is NSNumber ? "NSNumber" : "other")
         }
         defer { center.removeObserver(observer) }
-        center.post(OptionalCount.self, payload: nil)
-        center.post(OptionalCount.self, payload: 3)
+        OptionalCount.post(nil, in: center)
+        OptionalCount.post(3, in: center)
         #expect(seen.values == ["NSNull", "NSNumber"])
     }
     #endif

@@ -10,8 +10,8 @@ import TypedNotifications
         let counts = Recorded<Int>()
         let token = CounterDidChange.observe(in: center) { counts.append($0.count) }
         CounterDidChange(count: 3).post(in: center)
-        center.post(CounterDidChange(count: 4))
-        center.post(CounterDidChange.self, payload: CounterDidChange(count: 5))
+        CounterDidChange(count: 4).post(in: center)
+        CounterDidChange.post(CounterDidChange(count: 5), in: center)
         CounterDidChange.post(CounterDidChange(count: 6), in: center)
         #expect(counts.values == [3, 4, 5, 6])
         withExtendedLifetime(token) {}
@@ -22,7 +22,7 @@ import TypedNotifications
         let users = Recorded<User>()
         let token = UserDidLogIn.observe(in: center) { users.append($0) }
         UserDidLogIn.post(User(name: "Ada"), in: center)
-        center.post(UserDidLogIn.self, payload: User(name: "Grace"))
+        UserDidLogIn.post(User(name: "Grace"), in: center)
         #expect(users.values == [User(name: "Ada"), User(name: "Grace")])
         withExtendedLifetime(token) {}
     }
@@ -31,8 +31,8 @@ import TypedNotifications
         let center = NotificationCenter()
         let calls = Counter()
         let token = AppDidBecomeActive.observe(in: center) { calls.increment() }
-        AppDidBecomeActive.post(in: center)
-        center.post(AppDidBecomeActive.self)
+        AppDidBecomeActive.post((), in: center)
+        AppDidBecomeActive.post((), in: center)
         #expect(calls.count == 2)
         withExtendedLifetime(token) {}
     }
@@ -50,7 +50,7 @@ import TypedNotifications
     @Test func postWithoutObserversDoesNothing() {
         let center = NotificationCenter()
         CounterDidChange(count: 1).post(in: center)
-        AppDidBecomeActive.post(in: center)
+        AppDidBecomeActive.post((), in: center)
     }
 
     // MARK: - Synchronous delivery
@@ -84,7 +84,7 @@ import TypedNotifications
         struct OnlyOnDefault: Notifiable { let count: Int }
         let token = OnlyOnDefault.observe { counts.append($0.count) }
         OnlyOnDefault(count: 7).post()
-        NotificationCenter().post(OnlyOnDefault(count: 8))
+        OnlyOnDefault(count: 8).post(in: NotificationCenter())
         #expect(counts.values == [7])
         withExtendedLifetime(token) {}
     }

@@ -52,17 +52,17 @@ import Testing
         let held = Slot<TokenKeepingOwner>()
         let owner = TokenKeepingOwner(locksHeldAtDeinit: locksHeld)
         let ownerID = ObjectIdentifier(owner)
-        owner.token.set(center.observe(Tick.self) { _ in })
+        owner.token.set(Tick.observe(in: center) { _ in })
         let calls = Counter()
-        center.observe(Tick.self, for: owner) { _, _ in calls.increment() }
+        Tick.observe(for: owner, in: center) { _, _ in calls.increment() }
         held.set(owner)
         TestHooks.onOwnerLoad(of: owner) { _ in held.set(nil) }
         defer { TestHooks.removeOwnerLoadHook(for: ownerID) }
         _ = consume owner
 
         switch release {
-        case .registration: withExtendedLifetime(center.observe(Tick.self) { _ in }) {}
-        case .post: center.post(Tick(id: 1))
+        case .registration: withExtendedLifetime(Tick.observe(in: center) { _ in }) {}
+        case .post: Tick(id: 1).post(in: center)
         case .introspection: _ = center.typedObservations
         }
 
@@ -82,7 +82,7 @@ import Testing
         let center = NotificationCenter()
         let model = ViewModel()
         let done = Signal()
-        center.observeOnMainActor(Tick.self, for: model) { model, tick in
+        Tick.observeOnMainActor(for: model, in: center) { model, tick in
             model.seen.append(tick.id)
             if tick.id == 2 { done.fire() }
         }
@@ -95,11 +95,11 @@ import Testing
         #expect(
             runOnAnotherThreadAndWait {
                 background.set(ObjectIdentifier(Thread.current))
-                center.post(Tick(id: 1))
+                Tick(id: 1).post(in: center)
                 // A registration of the type sweeps for dead owners: not this one, off the main actor.
-                withExtendedLifetime(center.observe(Tick.self) { _ in }) {}
+                withExtendedLifetime(Tick.observe(in: center) { _ in }) {}
                 _ = center.typedObservations
-                center.post(Tick(id: 2))
+                Tick(id: 2).post(in: center)
                 // Cleared while the thread lives, so that no later thread at its address is taken for it.
                 background.set(nil)
             })
@@ -128,10 +128,10 @@ import Testing
             }
         }
         let plain = plainObserverFirst ? relay() : nil
-        tokens.append(center.observe(Tick.self, from: original) { fromOriginal.append($0.id) })
-        tokens.append(center.observe(Tick.self, from: other) { fromOther.append($0.id) })
+        tokens.append(Tick.observe(from: original, in: center) { fromOriginal.append($0.id) })
+        tokens.append(Tick.observe(from: other, in: center) { fromOther.append($0.id) })
         let plainAfter = plainObserverFirst ? nil : relay()
-        center.post(Tick(id: 7), from: original)
+        Tick(id: 7).post(from: original, in: center)
         #expect(fromOriginal.values == [7])
         #expect(fromOther.values == [7])
         for observer in [plain, plainAfter].compactMap({ $0 }) { center.removeObserver(observer) }
@@ -161,9 +161,9 @@ import Testing
             }
         }
         let first = plainObserverFirst ? transformer() : nil
-        token = center.observe(Tick.self, from: sender) { received.append($0.id) }
+        token = Tick.observe(from: sender, in: center) { received.append($0.id) }
         let second = plainObserverFirst ? nil : transformer()
-        center.post(Tick(id: 1), from: sender)
+        Tick(id: 1).post(from: sender, in: center)
         if PlatformBridging.foundationCopiesUserInfo && keepsMark {
             // Swift's Foundation calls the observers of one name in hash order, so which of the transformer and the
             // package's observer runs first differs between processes: when the transformer does, its re-post is taken
@@ -196,27 +196,27 @@ import Testing
             generation.increment()
             let current = generation.count
             token.set(
-                center.observe(Tick.self) { tick in
+                Tick.observe(in: center) { tick in
                     received.append("\(current)←\(tick.id)")
                     switch resubscription {
                     case .inTheHandler:
                         token.value?.cancel()
                         observe()
                     case .throughANestedPostOfAnotherType:
-                        center.post(Unrelated.self)
+                        Unrelated.post((), in: center)
                     }
                 })
         }
         if resubscription == .throughANestedPostOfAnotherType {
             nested.set(
-                center.observe(Unrelated.self) {
+                Unrelated.observe(in: center) {
                     token.value?.cancel()
                     observe()
                 })
         }
         observe()
-        center.post(Tick(id: 1))
-        center.post(Tick(id: 2))
+        Tick(id: 1).post(in: center)
+        Tick(id: 2).post(in: center)
         #expect(received.values == ["1←1", "2←2"])
         token.set(nil)
         nested.set(nil)
@@ -231,15 +231,15 @@ import Testing
             generation.increment()
             let current = generation.count
             token.set(
-                center.observe(Unrelated.self) {
+                Unrelated.observe(in: center) {
                     calls.append(current)
                     token.value?.cancel()
                     observe()
                 })
         }
         observe()
-        center.post(Unrelated.self)
-        center.post(Unrelated.self)
+        Unrelated.post((), in: center)
+        Unrelated.post((), in: center)
         #expect(calls.values == [1, 2])
         token.set(nil)
     }
@@ -253,12 +253,12 @@ import Testing
         let model = ViewModel()
         let token = Slot<NotificationToken>()
         token.set(
-            center.observeOnMainActor(Tick.self) { tick in
+            Tick.observeOnMainActor(in: center) { tick in
                 model.seen.append(tick.id)
                 token.value?.cancel()
             })
-        #expect(runOnAnotherThreadAndWait { center.post(Tick(id: 1)) })
-        center.post(Tick(id: 2))
+        #expect(runOnAnotherThreadAndWait { Tick(id: 1).post(in: center) })
+        Tick(id: 2).post(in: center)
         #expect(model.seen == [1])
         token.set(nil)
     }
@@ -267,8 +267,8 @@ import Testing
 
     @Test func sequenceOfADeallocatedCenterEnds() async {
         var center: NotificationCenter? = NotificationCenter()
-        let sequence = center!.notifications(of: Tick.self)
-        center!.post(Tick(id: 1))
+        let sequence = Tick.notifications(in: center!)
+        Tick(id: 1).post(in: center!)
         weak let gone = center
         center = nil
         #expect(gone == nil)
@@ -306,8 +306,8 @@ import Testing
         let (queue, gate) = busyQueue()
         let kept = Recorded<Int>()
         let done = Signal()
-        let cancelled = center.observe(Carrying.self, delivery: .async(on: queue)) { _ in kept.append(-1) }
-        let other = center.observe(Carrying.self, delivery: .async(on: queue)) { _ in
+        let cancelled = Carrying.observe(in: center, delivery: .async(on: queue)) { _ in kept.append(-1) }
+        let other = Carrying.observe(in: center, delivery: .async(on: queue)) { _ in
             kept.append(1)
             done.fire()
         }
@@ -315,7 +315,7 @@ import Testing
         do {
             let posted = Heavy()
             heavy = posted
-            center.post(Carrying(heavy: posted))
+            Carrying(heavy: posted).post(in: center)
         }
         #expect(heavy != nil, "queued for both observers")
         cancelled.cancel()
@@ -329,12 +329,12 @@ import Testing
     @Test func cancellingReleasesWhatIsQueuedAtOnce() {
         let center = NotificationCenter()
         let (queue, gate) = busyQueue()
-        let token = center.observe(Carrying.self, delivery: .async(on: queue)) { _ in }
+        let token = Carrying.observe(in: center, delivery: .async(on: queue)) { _ in }
         weak var heavy: Heavy?
         do {
             let posted = Heavy()
             heavy = posted
-            center.post(Carrying(heavy: posted))
+            Carrying(heavy: posted).post(in: center)
         }
         #expect(heavy != nil)
         token.cancel()
@@ -348,7 +348,7 @@ import Testing
         let center = NotificationCenter()
         let gate = Gate()
         let done = Signal()
-        let token = center.observe(Tick.self) { tick in
+        let token = Tick.observe(in: center) { tick in
             if tick.id == 1 { await gate.wait() }
             if tick.id == 2 { done.fire() }
         }
@@ -356,8 +356,8 @@ import Testing
         do {
             let posting = Sender()
             sender = posting
-            center.post(Tick(id: 1), from: posting)
-            center.post(Tick(id: 2), from: posting)
+            Tick(id: 1).post(from: posting, in: center)
+            Tick(id: 2).post(from: posting, in: center)
         }
         #expect(sender == nil, "the queued delivery keeps the payload only")
         await gate.open()
@@ -406,9 +406,9 @@ import Testing
             if case .decodingFailed = event.kind { failures.append(event.name.rawValue) }
         }
         NotificationDiagnostics.withHandler(handler) {
-            let a = center.observe(SharedNameA.self) { _ in }
-            let b = center.observe(SharedNameB.self) { _ in }
-            center.post(SharedNameA(a: 1))
+            let a = SharedNameA.observe(in: center) { _ in }
+            let b = SharedNameB.observe(in: center) { _ in }
+            SharedNameA(a: 1).post(in: center)
             center.post(name: SharedNameB.notificationName, object: nil, userInfo: [:])
             withExtendedLifetime((a, b)) {}
         }

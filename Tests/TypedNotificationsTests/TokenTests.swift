@@ -7,10 +7,10 @@ import Testing
     @Test func releasedTokenEndsTheObservation() {
         let center = NotificationCenter()
         let calls = Counter()
-        var token: NotificationToken? = center.observe(CounterDidChange.self) { _ in calls.increment() }
-        center.post(CounterDidChange(count: 1))
+        var token: NotificationToken? = CounterDidChange.observe(in: center) { _ in calls.increment() }
+        CounterDidChange(count: 1).post(in: center)
         token = nil
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 2).post(in: center)
         #expect(calls.count == 1)
         #expect(token == nil)
     }
@@ -18,8 +18,8 @@ import Testing
     @Test func tokenThatIsNotKeptNeverDelivers() {
         let center = NotificationCenter()
         let calls = Counter()
-        _ = center.observe(CounterDidChange.self) { _ in calls.increment() }
-        center.post(CounterDidChange(count: 1))
+        _ = CounterDidChange.observe(in: center) { _ in calls.increment() }
+        CounterDidChange(count: 1).post(in: center)
         #expect(calls.count == 0)
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
@@ -27,23 +27,23 @@ import Testing
     @Test func cancelEndsTheObservationAndIsIdempotent() {
         let center = NotificationCenter()
         let calls = Counter()
-        let token = center.observe(CounterDidChange.self) { _ in calls.increment() }
+        let token = CounterDidChange.observe(in: center) { _ in calls.increment() }
         token.cancel()
         token.cancel()
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         #expect(calls.count == 0)
     }
 
     @Test func cancellingAStaleTokenTwiceNeverRemovesAnotherObserver() {
         let center = NotificationCenter()
         let calls = Recorded<String>()
-        let stale = center.observe(CounterDidChange.self) { _ in calls.append("stale") }
+        let stale = CounterDidChange.observe(in: center) { _ in calls.append("stale") }
         stale.cancel()
         // Foundation on Linux reuses the removed observer's key; a second removal there removes the newcomer.
-        let newer = center.observe(CounterDidChange.self) { _ in calls.append("newer") }
+        let newer = CounterDidChange.observe(in: center) { _ in calls.append("newer") }
         stale.cancel()
         stale.cancel()
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         #expect(calls.values == ["newer"])
         withExtendedLifetime(newer) {}
     }
@@ -51,16 +51,16 @@ import Testing
     @Test func tokenReleasedOnAnotherThreadAffectsOnlyItsObservation() async {
         let center = NotificationCenter()
         let calls = Recorded<String>()
-        let keeper = center.observe(CounterDidChange.self) { _ in calls.append("keeper") }
+        let keeper = CounterDidChange.observe(in: center) { _ in calls.append("keeper") }
         let released = Slot<NotificationToken>()
-        released.set(center.observe(CounterDidChange.self) { _ in calls.append("released") })
+        released.set(CounterDidChange.observe(in: center) { _ in calls.append("released") })
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 released.set(nil)
                 continuation.resume()
             }
         }
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         #expect(calls.values == ["keeper"])
         withExtendedLifetime(keeper) {}
     }
@@ -69,21 +69,21 @@ import Testing
         let center = NotificationCenter()
         let calls = Counter()
         var tokens: Set<NotificationToken> = []
-        center.observe(CounterDidChange.self) { _ in calls.increment() }.store(in: &tokens)
-        center.observe(AppDidBecomeActive.self) { calls.increment() }.store(in: &tokens)
+        CounterDidChange.observe(in: center) { _ in calls.increment() }.store(in: &tokens)
+        AppDidBecomeActive.observe(in: center) { calls.increment() }.store(in: &tokens)
         #expect(tokens.count == 2)
-        center.post(CounterDidChange(count: 1))
-        center.post(AppDidBecomeActive.self)
+        CounterDidChange(count: 1).post(in: center)
+        AppDidBecomeActive.post((), in: center)
         tokens.removeAll()
-        center.post(CounterDidChange(count: 2))
-        center.post(AppDidBecomeActive.self)
+        CounterDidChange(count: 2).post(in: center)
+        AppDidBecomeActive.post((), in: center)
         #expect(calls.count == 2)
     }
 
     @Test func tokensCompareByIdentity() {
         let center = NotificationCenter()
-        let first = center.observe(CounterDidChange.self) { _ in }
-        let second = center.observe(CounterDidChange.self) { _ in }
+        let first = CounterDidChange.observe(in: center) { _ in }
+        let second = CounterDidChange.observe(in: center) { _ in }
         #expect(first == first)
         #expect(first != second)
         #expect(Set([first, first, second]).count == 2)
@@ -94,10 +94,10 @@ import Testing
     @Test func removeObserverWithATokenEndsItsObservation() {
         let center = NotificationCenter()
         let counts = Recorded<Int>()
-        let token = center.observe(CounterDidChange.self) { counts.append($0.count) }
-        center.post(CounterDidChange(count: 1))
+        let token = CounterDidChange.observe(in: center) { counts.append($0.count) }
+        CounterDidChange(count: 1).post(in: center)
         center.removeObserver(token)
-        center.post(CounterDidChange(count: 2))
+        CounterDidChange(count: 2).post(in: center)
         #expect(counts.values == [1])
         center.removeObserver(token)  // again: nothing left to end
         withExtendedLifetime(token) {}
@@ -107,9 +107,9 @@ import Testing
         let center = NotificationCenter()
         let other = NotificationCenter()
         let counts = Recorded<Int>()
-        let token = center.observe(CounterDidChange.self) { counts.append($0.count) }
+        let token = CounterDidChange.observe(in: center) { counts.append($0.count) }
         other.removeObserver(token)
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         #expect(counts.values == [1])
         withExtendedLifetime(token) {}
     }
@@ -118,9 +118,9 @@ import Testing
         let center = NotificationCenter()
         let owner = Sender()
         let counts = Recorded<Int>()
-        let token = center.observe(CounterDidChange.self, for: owner) { _, change in counts.append(change.count) }
+        let token = CounterDidChange.observe(for: owner, in: center) { _, change in counts.append(change.count) }
         center.removeObserver(token)
-        center.post(CounterDidChange(count: 1))
+        CounterDidChange(count: 1).post(in: center)
         #expect(counts.values == [])
         withExtendedLifetime(owner) {}
     }

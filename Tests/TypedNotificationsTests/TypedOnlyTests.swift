@@ -14,11 +14,11 @@ import TypedNotifications
         let center = NotificationCenter()
         let typed = Recorded<Int>()
         let plain = Counter()
-        let token = center.observe(FrameDidRender.self) { typed.append($0.frame) }
+        let token = FrameDidRender.observe(in: center) { typed.append($0.frame) }
         let observer = center.addObserver(forName: FrameDidRender.notificationName, object: nil, queue: nil) { _ in
             plain.increment()
         }
-        for frame in 1...3 { center.post(FrameDidRender(frame: frame)) }
+        for frame in 1...3 { FrameDidRender(frame: frame).post(in: center) }
         #expect(typed.values == [1, 2, 3])
         #expect(plain.count == 0, "a typed-only post never reaches Foundation")
         center.removeObserver(observer)
@@ -28,7 +28,7 @@ import TypedNotifications
     @Test func plainPostsNeverReachTypedObserversAndDebugBuildsReportThem() {
         let center = NotificationCenter()
         let typed = Recorded<Int>()
-        let token = center.observe(FrameDidRender.self) { typed.append($0.frame) }
+        let token = FrameDidRender.observe(in: center) { typed.append($0.frame) }
         let events = Recorded<String>()
         let record: @Sendable (NotificationDiagnostics.Event) -> Void = { event in
             if case .plainPostIgnored = event.kind { events.append(event.name.rawValue) }
@@ -51,13 +51,13 @@ import TypedNotifications
         let received = Recorded<Int>()
         let done = Signal()
         let queue = DispatchQueue(label: "typed-only")
-        let immediate = center.observe(FrameDidRender.self) { received.append($0.frame) }
-        let queued = center.observe(FrameDidRender.self, delivery: .async(on: queue)) { frame in
+        let immediate = FrameDidRender.observe(in: center) { received.append($0.frame) }
+        let queued = FrameDidRender.observe(in: center, delivery: .async(on: queue)) { frame in
             received.append(-frame.frame)
             done.fire()
         }
-        let frames = center.notifications(of: FrameDidRender.self)
-        center.post(FrameDidRender(frame: 1))
+        let frames = FrameDidRender.notifications(in: center)
+        FrameDidRender(frame: 1).post(in: center)
         await done.wait()
         for await frame in frames {
             #expect(frame.frame == 1)

@@ -13,7 +13,7 @@ package final class TypedMainActorFixture: @unchecked Sendable {
 
     package init() {
         let sink = sink
-        token = center.observeOnMainActor(Tick.self) { tick in sink.add(tick.sequence) }
+        token = Tick.observeOnMainActor(in: center) { tick in sink.add(tick.sequence) }
     }
 
     /// `count` posts made on the main actor: the observer runs during each post.
@@ -22,7 +22,7 @@ package final class TypedMainActorFixture: @unchecked Sendable {
     package func postOnMainActor(_ count: Int) {
         let center = center
         for _ in 0..<count {
-            center.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"))
+            Tick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center)
         }
     }
 
@@ -32,7 +32,7 @@ package final class TypedMainActorFixture: @unchecked Sendable {
     package nonisolated func postOffMainActor(_ count: Int) {
         let center = center
         for _ in 0..<count {
-            center.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"))
+            Tick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center)
         }
     }
 }
@@ -105,7 +105,7 @@ package final class QueueFixture: @unchecked Sendable {
         let typedSink = typedSink
         let plainSink = plainSink
         let plainQueue = plainQueue
-        token = typedCenter.observe(Tick.self, delivery: .async(on: typedQueue)) { tick in typedSink.add(tick.sequence)
+        token = Tick.observe(in: typedCenter, delivery: .async(on: typedQueue)) { tick in typedSink.add(tick.sequence)
         }
         registration = plainCenter.addObserver(forName: PlainTick.name, object: nil, queue: nil) { notification in
             if let tick = notification.userInfo?["tick"] as? Tick {
@@ -122,7 +122,7 @@ package final class QueueFixture: @unchecked Sendable {
     package func postTyped(_ count: Int) {
         let center = typedCenter
         for _ in 0..<count {
-            center.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"))
+            Tick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center)
         }
         typedQueue.sync {}
     }
@@ -166,7 +166,7 @@ package final class SequenceFixture: @unchecked Sendable {
         let plainTaken = plainTaken
         let typedTarget = typedTarget
         let plainTarget = plainTarget
-        let typed = typedCenter.notifications(of: Tick.self)
+        let typed = Tick.notifications(in: typedCenter)
         let (plain, continuation) = AsyncStream.makeStream(of: Tick.self)
         registration = plainCenter.addObserver(forName: PlainTick.name, object: nil, queue: nil) { notification in
             if let tick = notification.userInfo?["tick"] as? Tick { continuation.yield(tick) }
@@ -199,7 +199,7 @@ package final class SequenceFixture: @unchecked Sendable {
         typedTarget.value = typedSink.value + count
         let center = typedCenter
         for _ in 0..<count {
-            center.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"))
+            Tick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center)
         }
         typedTaken.wait()
     }
@@ -233,7 +233,7 @@ package final class TypedOnlyFixture: @unchecked Sendable {
     package init(observers: Int) {
         let sink = sink
         for _ in 0..<observers {
-            tokens.append(center.observe(FastTick.self) { tick in sink.add(tick.sequence) })
+            tokens.append(FastTick.observe(in: center) { tick in sink.add(tick.sequence) })
         }
     }
 
@@ -241,7 +241,7 @@ package final class TypedOnlyFixture: @unchecked Sendable {
     package func post(_ count: Int) {
         let center = center
         for _ in 0..<count {
-            center.post(FastTick(sequence: 1, price: 187.25, symbol: "AAPL"))
+            FastTick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center)
         }
     }
 }

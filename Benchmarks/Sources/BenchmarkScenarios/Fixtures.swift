@@ -2,7 +2,7 @@ import Foundation
 import TypedNotifications
 
 // Three fixtures doing the same work three ways, each on a center of its own:
-// - `TypedFixture`: this package (`center.observe(Tick.self)`, `center.post(tick)`);
+// - `TypedFixture`: this package (`Tick.observe(in: center)`, `tick.post(in: center)`);
 // - `PlainFixture`: plain `NotificationCenter`, the payload in `userInfo["tick"]`, each observer reading it back with
 //   `userInfo["tick"] as? Tick`;
 // - `MessageFixture`: Foundation's `NotificationCenter.MainActorMessage`.
@@ -34,7 +34,7 @@ package final class TypedFixture: @unchecked Sendable {
     package func addObservers(_ count: Int) {
         let sink = sink
         for _ in 0..<count {
-            tokens.append(center.observe(Tick.self) { tick in sink.add(tick.sequence) })
+            tokens.append(Tick.observe(in: center) { tick in sink.add(tick.sequence) })
         }
     }
 
@@ -48,7 +48,7 @@ package final class TypedFixture: @unchecked Sendable {
     package func post(_ count: Int) {
         let center = center
         for _ in 0..<count {
-            center.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"))
+            Tick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center)
         }
     }
 
@@ -58,7 +58,7 @@ package final class TypedFixture: @unchecked Sendable {
         let center = center
         let sink = sink
         for _ in 0..<count {
-            let token = center.observe(Tick.self) { tick in sink.add(tick.sequence) }
+            let token = Tick.observe(in: center) { tick in sink.add(tick.sequence) }
             token.cancel()
         }
     }
@@ -71,7 +71,7 @@ package final class TypedFixture: @unchecked Sendable {
         into tokens: inout [NotificationToken]
     ) {
         guard remaining > 0 else { return }
-        tokens.append(center.observe(OtherTick<Inner>.self) { tick in sink.add(tick.sequence) })
+        tokens.append(OtherTick<Inner>.observe(in: center) { tick in sink.add(tick.sequence) })
         observeOthers(OtherTick<Inner>.self, remaining: remaining - 1, in: center, sink: sink, into: &tokens)
     }
 }

@@ -49,4 +49,8 @@ void tn_thread_lock_depth_add(int delta);
 void *tn_post_frame(void);
 void tn_set_post_frame(void *frame);
 
+/// The newest `NotificationToken` the calling thread made, for the debug report of a discarded token.
+void *tn_newest_token(void);
+void tn_set_newest_token(void *token);
+
 #endif

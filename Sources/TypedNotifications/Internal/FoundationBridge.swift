@@ -51,6 +51,9 @@ enum FoundationBridge {
         FoundationPublication.publish()
         let token = center.addObserver(forName: channel.name, object: nil, queue: nil) { notification in
             FoundationPublication.acquire()
+            #if DEBUG
+            DiscardedTokens.touch()  // a plain post on this thread: a token made before it was kept
+            #endif
             // Safe: the registration was made for this `Channel<Event>`.
             unsafeDowncast(registration.channel, to: Channel<Event>.self).receivePlain(notification)
         }

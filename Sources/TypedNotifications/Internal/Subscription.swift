@@ -8,6 +8,10 @@ protocol Observation: AnyObject, Sendable {
 
     /// Whether the observation is on `center`.
     func isObserving(_ center: NotificationCenter) -> Bool
+
+    /// Reports that the token of this observation, made at `site`, was released right after it was made (debug
+    /// builds); outside locks.
+    func reportDiscarded(site: ObservationSite)
 }
 
 /// The type-independent part of one observer: its filters, its lifetime, its target, and its place in a ``Channel``.
@@ -105,6 +109,10 @@ class AnySubscription: Observation, @unchecked Sendable {
     final func isObserving(_ center: NotificationCenter) -> Bool {
         channel.isOn(center)
     }
+
+    /// Reports a discarded token; ``Subscription`` knows the type to name.
+    @usableFromInline
+    func reportDiscarded(site: ObservationSite) {}
 
     /// Whether a post from `postSender` is for this observer. The filter's weak reference is loaded only when
     /// `postSender`, which the caller holds, has its identity: then it is that object, or `nil` if the filter's
@@ -246,6 +254,12 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     override func discardPending() {
         mailbox?.discardPending()
         target?.discardPending(for: self)
+    }
+
+    override func reportDiscarded(site: ObservationSite) {
+        guard let center = channel.center else { return }
+        let kind = NotificationDiagnostics.Event.Kind.discardedToken(fileID: site.fileID, line: Int(site.line))
+        NotificationDiagnostics.report(kind, for: Event.self, name: Event.notificationName, in: center)
     }
 
     override func didEnd() {

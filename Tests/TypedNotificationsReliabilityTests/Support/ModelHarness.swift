@@ -111,19 +111,19 @@ final class ModelHarness: @unchecked Sendable {
             let owner = Owner()
             owners[id] = owner
             token = .ownerBound(
-                center.observe(Tick.self, for: owner, from: sender) { [weak self] _, tick in
+                Tick.observe(for: owner, from: sender, in: center) { [weak self] _, tick in
                     self?.handle(tick, by: id)
                 }
             )
         } else if id.isMultiple(of: 2) {
             token = .token(
-                center.observe(Tick.self, from: sender) { [weak self] tick in
+                Tick.observe(from: sender, in: center) { [weak self] tick in
                     self?.handle(tick, by: id)
                 }
             )
         } else {
             token = .token(
-                center.observe(Tick.self, from: sender) { [weak self] tick, postSender in
+                Tick.observe(from: sender, in: center) { [weak self] postSender, tick in
                     self?.checkSender(postSender, of: tick, by: id)
                     self?.handle(tick, by: id)
                 }
@@ -138,7 +138,7 @@ final class ModelHarness: @unchecked Sendable {
         defer { postObjects.removeLast() }
         switch post.style {
         case .typed:
-            center.post(Tick(id: post.id), from: sender)
+            Tick(id: post.id).post(from: sender, in: center)
         case .plain:
             let userInfo: [AnyHashable: Any] = [Notification.typedPayloadKey: Tick(id: post.id)]
             center.post(name: Tick.notificationName, object: sender, userInfo: userInfo)

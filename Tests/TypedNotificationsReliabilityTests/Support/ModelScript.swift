@@ -26,7 +26,7 @@ enum UndecodablePost: CaseIterable {
 }
 
 enum PostStyle: CustomStringConvertible {
-    /// `center.post(Tick(id:), from:)`.
+    /// `Tick(id:).post(from:in:)`.
     case typed
     /// `center.post(name:object:userInfo:)` with the payload under `Notification.typedPayloadKey`.
     case plain

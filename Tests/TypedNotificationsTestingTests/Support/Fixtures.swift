@@ -15,7 +15,7 @@ final class Store: Sendable {
 
     func save(_ ids: [Int]) {
         for id in ids {
-            center.post(Saved(id: id), from: self)
+            Saved(id: id).post(from: self, in: center)
         }
     }
 

@@ -63,7 +63,7 @@ enum CombineAndSwiftUIArticle {
     }
 
     static func centerSpelling(center: NotificationCenter, cart: Cart) -> NotificationPublisher<CartDidChange> {
-        let changes = center.publisher(for: CartDidChange.self, from: cart)
+        let changes = CartDidChange.publisher(from: cart, in: center)
         return changes  // test only
     }
 
@@ -133,10 +133,10 @@ enum PublisherDocComments {
 
             let center = NotificationCenter()
             let cart = Cart()
-            let cancellable = center.publisher(for: CartDidChange.self, from: cart)
+            let cancellable = CartDidChange.publisher(from: cart, in: center)
                 .sink { change in print(change.itemCount) }
-            center.post(CartDidChange(itemCount: 3), from: cart)  // prints 3
-            center.post(CartDidChange(itemCount: 4))  // another sender: prints nothing
+            CartDidChange(itemCount: 3).post(from: cart, in: center)  // prints 3
+            CartDidChange(itemCount: 4).post(in: center)  // another sender: prints nothing
             withExtendedLifetime(cancellable) {}  // test only
         }
     }

@@ -7,17 +7,16 @@ import TypedNotificationsOpenCombine
 // The library's `NotificationPublisher.swift`, compiled against OpenCombine, tested through OpenCombine's protocols
 // and operators as Combine code would use it. Every test makes its own `NotificationCenter()`.
 
-/// The two spellings that make a publisher, which must behave the same.
+/// The spellings that make a publisher, which must behave the same. Since the type-first API there is one:
+/// `center.publisher(for:from:)` is gone.
 enum Spelling: String, CaseIterable, CustomTestStringConvertible {
     case notifiable = "CartDidChange.publisher(from:in:)"
-    case center = "center.publisher(for:from:)"
 
     var testDescription: String { rawValue }
 
     func publisher(from cart: Cart?, in center: NotificationCenter) -> NotificationPublisher<CartDidChange> {
         switch self {
         case .notifiable: CartDidChange.publisher(from: cart, in: center)
-        case .center: center.publisher(for: CartDidChange.self, from: cart)
         }
     }
 }
@@ -49,8 +48,8 @@ func isSendable(_: some Sendable) -> Bool { true }
         let center = NotificationCenter()
         var activations = 0
         let cancellable = AppDidBecomeActive.publisher(in: center).sink { activations += 1 }
-        AppDidBecomeActive.post(in: center)
-        AppDidBecomeActive.post(in: center)
+        AppDidBecomeActive.post((), in: center)
+        AppDidBecomeActive.post((), in: center)
         #expect(activations == 2)
         cancellable.cancel()
     }
@@ -388,7 +387,7 @@ func isSendable(_: some Sendable) -> Bool { true }
         let center = NotificationCenter()
         let subscriber = RecordingSubscriber<CartDidChange>()
         let line = #line + 1
-        center.publisher(for: CartDidChange.self).subscribe(subscriber)
+        CartDidChange.publisher(in: center).subscribe(subscriber)
         #expect(center.typedObservations.map(\.line) == [line])
         subscriber.cancel()
     }

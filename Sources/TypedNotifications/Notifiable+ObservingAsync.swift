@@ -1,0 +1,104 @@
+public import Foundation
+
+// Observers whose handler is `async`: it may suspend, and the next delivery waits for it.
+
+extension Notifiable {
+    /// Calls an `async` `handler` with the payload of every post of this type, one delivery at a time, until the
+    /// token is cancelled or released.
+    ///
+    /// - **Where the handler runs:** in a task of the observation's own, where the closure's isolation says (a
+    ///   `@MainActor` closure on the main actor, otherwise on the global concurrent executor). `post` never waits: it
+    ///   queues the payload and returns. The task awaits each call before the next, so the handler never overlaps
+    ///   itself and sees each thread's posts in post order (unlike Foundation's `AsyncMessage` observers).
+    /// - **When observation ends:** when the token is cancelled or released (what is still queued is dropped; a call
+    ///   already running finishes), or when the center is deallocated.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// actor Uploader { func upload(_ count: Int) async {} }
+    ///
+    /// let uploader = Uploader()
+    /// let token = CounterDidChange.observe { change async in await uploader.upload(change.count) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender.
+    ///   - center: The center to observe; `.default` unless given.
+    ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
+    ///     where the handler runs, just before it would. `nil` for every payload.
+    ///   - file: Where the observation is made; leave the default.
+    ///   - line: Where the observation is made; leave the default.
+    ///   - handler: Receives each payload, one at a time.
+    /// - Returns: The token that keeps the observation alive.
+    public static func observe(
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        where condition: NotificationCondition<Payload>? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Payload) async -> Void
+    ) -> NotificationToken {
+        let body: @Sendable (Payload) async -> Void = { payload in
+            if condition?.accepts(payload) ?? true { await handler(payload) }
+        }
+        return NotificationToken(
+            center.register(
+                Self.self, sender: sender, on: nil, handler: .async(body),
+                site: ObservationSite(fileID: file, line: line)),
+            site: ObservationSite(fileID: file, line: line)
+        )
+    }
+
+    /// Calls an `async` `handler` with `owner` and the payload of every post of this type, one delivery at a time,
+    /// for as long as `owner` lives.
+    ///
+    /// - **Where the handler runs:** as for
+    ///   ``observe(from:in:where:file:line:_:)``. While a call runs, including
+    ///   across its suspensions, it holds `owner`.
+    /// - **When observation ends:** when `owner` is deallocated (no call starts after that), when
+    ///   ``OwnerBoundObservation/cancel()`` is called, or when the center is deallocated.
+    ///
+    /// ```swift
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// final class CounterUploader: Sendable {
+    ///     func upload(_ count: Int) async {}
+    /// }
+    ///
+    /// let uploader = CounterUploader()
+    /// CounterDidChange.observe(for: uploader) { uploader, change async in
+    ///     await uploader.upload(change.count)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - owner: The object whose lifetime bounds the observation; passed back to the handler.
+    ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender.
+    ///   - center: The center to observe; `.default` unless given.
+    ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
+    ///     where the handler runs, just before it would. `nil` for every payload.
+    ///   - file: Where the observation is made; leave the default.
+    ///   - line: Where the observation is made; leave the default.
+    ///   - handler: Receives the owner and each payload, one at a time.
+    /// - Returns: What can end the observation early; it need not be kept.
+    @discardableResult
+    @_disfavoredOverload
+    public static func observe<Owner: AnyObject & Sendable>(
+        for owner: Owner,
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        where condition: NotificationCondition<Payload>? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        _ handler: @escaping @Sendable (Owner, Payload) async -> Void
+    ) -> OwnerBoundObservation {
+        let body: @Sendable (Payload) async -> Void = { [weak owner] payload in
+            guard let owner, condition?.accepts(payload) ?? true else { return }
+            await handler(owner, payload)
+        }
+        return OwnerBoundObservation(
+            center.register(
+                Self.self, sender: sender, owner: owner, on: nil, handler: .async(body),
+                site: ObservationSite(fileID: file, line: line))
+        )
+    }
+}

@@ -1,0 +1,107 @@
+public import Foundation
+
+// Posting: `value.post()` for a type that is its own payload, `Type.post(payload)` for one that carries another.
+// Both end in `NotificationCenter.deliver`, below: typed observers first, then the one Foundation post.
+
+extension Notifiable where Payload == Self {
+    /// Posts this value to the observers of its type.
+    ///
+    /// - Typed observers that run on the posting thread (the default) run synchronously, in registration order,
+    ///   before `post` returns.
+    /// - Observers on a queue, or with an `async` handler, have the post queued; `post` never waits for them.
+    /// - Observers isolated to an actor (``observeOnMainActor(from:in:where:file:line:_:)`` for the main actor) run
+    ///   during the post when it is made on that actor, and are queued otherwise.
+    /// - Plain `NotificationCenter` observers of ``notificationName`` see the post too, with `sender` as `object` and
+    ///   ``userInfo(for:)`` as `userInfo`.
+    ///
+    /// ```swift
+    /// final class Counter: Sendable {}
+    /// struct CounterDidChange: Notifiable { let count: Int }
+    ///
+    /// CounterDidChange(count: 3).post()
+    ///
+    /// let counter = Counter()
+    /// let center = NotificationCenter()
+    /// CounterDidChange(count: 4).post(from: counter, in: center)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - center: The center to post through; `.default` unless given.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
+    ///     during the post. Leave the default.
+    @inlinable
+    public func post(
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        isolation: isolated (any Actor)? = #isolation
+    ) {
+        center.deliver(self, as: Self.self, from: sender, isolation: isolation)
+    }
+}
+
+extension Notifiable {
+    /// Posts `payload` to the observers of this type: for a type whose ``Payload`` is not the type itself.
+    ///
+    /// Observers run as for ``post(from:in:isolation:)``. For a type with no payload (`Payload == Void`), post `()`;
+    /// a type that carries nothing is simpler as an empty struct posted with `post()`.
+    ///
+    /// ```swift
+    /// enum UserDidLogIn: Notifiable {
+    ///     typealias Payload = String   // the user name
+    /// }
+    ///
+    /// let center = NotificationCenter()
+    /// let token = UserDidLogIn.observe(in: center) { name in print(name) }
+    /// UserDidLogIn.post("ada", in: center)   // prints "ada"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - payload: What observers receive.
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - center: The center to post through; `.default` unless given.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
+    ///     during the post. Leave the default.
+    @inlinable
+    public static func post(
+        _ payload: Payload,
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        isolation: isolated (any Actor)? = #isolation
+    ) {
+        center.deliver(payload, as: Self.self, from: sender, isolation: isolation)
+    }
+}
+
+extension NotificationCenter {
+    /// The one posting path: delivers to the typed observers, then posts through Foundation for plain observers
+    /// (unless the type is typed-only), then reports if diagnostics ask.
+    @inlinable
+    func deliver<Event: Notifiable>(
+        _ payload: Event.Payload,
+        as subject: Event.Type,
+        from sender: AnyObject?,
+        isolation: (any Actor)?
+    ) {
+        #if DEBUG
+        DiscardedTokens.touch()  // a post since a token was made means it was kept (see `DiscardedTokens`)
+        NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)  // `from: center` for `in: center`
+        #endif
+        let route = ObserverRegistry.shared.route(subject, in: self)
+        route.snapshot.deliver(payload, of: subject, from: sender, isolation: isolation)
+        if subject.postsThroughFoundation {
+            FoundationBridge.post(
+                name: route.name,
+                sender: sender,
+                userInfo: subject.userInfo(for: payload),
+                subject: ObjectIdentifier(subject),
+                observed: !route.snapshot.subscriptions.isEmpty,
+                in: self
+            )
+        }
+        if NotificationDiagnostics.reportsPosts {
+            let reached = route.snapshot.subscriptions.count { $0.accepts(sender) }
+            NotificationDiagnostics.reportPost(reached, for: subject, name: route.name, sender: sender, in: self)
+        }
+    }
+}

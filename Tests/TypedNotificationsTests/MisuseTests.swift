@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+import TypedNotifications
+
+// Mistakes a newcomer makes, and what the package does about each: a compile error that names the fix, or a report
+// in debug builds. The reports are caught with a diagnostics scope, so these tests run in parallel with the others.
+
+@Suite struct MisuseTests {
+    /// The reports `body` causes on this task (debug builds report these kinds only).
+    private func reports(_ body: () -> Void) -> [NotificationDiagnostics.Event.Kind] {
+        let events = Recorded<NotificationDiagnostics.Event.Kind>()
+        NotificationDiagnostics.withHandler({ events.append($0.kind) }, operation: body)
+        return events.values
+    }
+
+    // MARK: - A discarded token
+
+    @Test func aTokenDiscardedWithUnderscoreIsReportedAtItsLine() {
+        let center = NotificationCenter()
+        let delivered = Recorded<Int>()
+        var line = 0
+        let kinds = reports {
+            line = #line + 1
+            _ = CounterDidChange.observe(in: center) { delivered.append($0.count) }
+            CounterDidChange(count: 1).post(in: center)
+        }
+        #expect(delivered.values.isEmpty, "the token ended the observation as it was released")
+        #if DEBUG
+        guard case .discardedToken(let fileID, let reportedLine)? = kinds.first else {
+            Issue.record("expected a .discardedToken report, got \(kinds)")
+            return
+        }
+        #expect(kinds.count == 1)
+        #expect(fileID == #fileID)
+        #expect(reportedLine == line)
+        #else
+        #expect(kinds.isEmpty)
+        #endif
+    }
+
+    @Test func tokensThatAreKeptOrCancelledAreNotReported() {
+        let center = NotificationCenter()
+        let kinds = reports {
+            // Kept until after another observation was made: the usual life of a stored token.
+            var kept: NotificationToken? = CounterDidChange.observe(in: center) { _ in }
+            let other = Reading.observe(in: center) { _ in }
+            kept = nil
+            // Stored in a set, released with it, and one whose observation was made by the owner-bound form.
+            var tokens: Set<NotificationToken> = []
+            CounterDidChange.observe(in: center) { _ in }.store(in: &tokens)
+            Reading.observe(in: center) { _ in }.store(in: &tokens)
+            tokens.removeAll()
+            withExtendedLifetime((kept, other)) {}
+        }
+        #expect(kinds.isEmpty)
+    }
+
+    // MARK: - Observations that can never fire
+
+    @Test func aCenterPassedAsTheSenderIsReported() {
+        let center = NotificationCenter()
+        var line = 0
+        let kinds = reports {
+            line = #line + 1
+            let token = CounterDidChange.observe(from: center, in: center) { _ in }
+            CounterDidChange(count: 1).post(in: center)
+            withExtendedLifetime(token) {}
+        }
+        #if DEBUG
+        #expect(kinds.count == 1)
+        guard case .centerAsSender(_, let reportedLine)? = kinds.first else {
+            Issue.record("expected .centerAsSender, got \(kinds)")
+            return
+        }
+        #expect(reportedLine == line)
+        #else
+        #expect(kinds.isEmpty)
+        #endif
+    }
+
+    @Test func aCenterPassedAsThePostsSenderIsReported() {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let token = CounterDidChange.observe(in: center) { received.append($0.count) }
+        let kinds = reports {
+            CounterDidChange(count: 1).post(from: center, in: .default)  // meant: in: center
+            CounterDidChange(count: 2).post(in: center)
+        }
+        #expect(received.values == [2])
+        #if DEBUG
+        guard case .centerAsPostSender? = kinds.first, kinds.count == 1 else {
+            Issue.record("expected one .centerAsPostSender, got \(kinds)")
+            return
+        }
+        #else
+        #expect(kinds.isEmpty)
+        #endif
+        withExtendedLifetime(token) {}
+    }
+
+    /// Observes itself in its `deinit`, where the observation can never fire.
+    private final class ObservesInDeinit: Sendable {
+        let center: NotificationCenter
+        init(center: NotificationCenter) { self.center = center }
+        deinit {
+            CounterDidChange.observe(for: self, in: center) { _, _ in }
+        }
+    }
+
+    @Test func anOwnerBoundObservationMadeInTheOwnersDeinitIsReported() {
+        let center = NotificationCenter()
+        let kinds = reports {
+            _ = ObservesInDeinit(center: center)
+        }
+        #if DEBUG
+        #expect(kinds.count == 1)
+        guard case .deinitializingOwner(let fileID, _)? = kinds.first else {
+            Issue.record("expected .deinitializingOwner, got \(kinds)")
+            return
+        }
+        #expect(fileID == #fileID)
+        #else
+        #expect(kinds.isEmpty)
+        #endif
+        #expect(center.typedObservations.isEmpty, "the observation ended with the owner")
+    }
+
+    @Test func aLiveOwnerIsNotReported() {
+        let center = NotificationCenter()
+        let owner = Counter()
+        let kinds = reports {
+            CounterDidChange.observe(for: owner, in: center) { owner, _ in owner.increment() }
+        }
+        #expect(kinds.isEmpty)
+        CounterDidChange(count: 1).post(in: center)
+        #expect(owner.count == 1)
+    }
+
+    /// A class that conforms, and a subclass that inherits the conformance.
+    class Announcement: Notifiable, @unchecked Sendable {}
+    final class UrgentAnnouncement: Announcement, @unchecked Sendable {}
+
+    @Test func observingASubclassOfAConformingClassIsReported() {
+        let center = NotificationCenter()
+        let received = Recorded<Bool>()
+        var kinds = reports {
+            let conforming = Announcement.observe(in: center) { received.append($0 is UrgentAnnouncement) }
+            let urgent: Announcement = UrgentAnnouncement()  // `UrgentAnnouncement().post()` does not compile
+            urgent.post(in: center)
+            withExtendedLifetime(conforming) {}
+        }
+        #expect(kinds.isEmpty, "the conforming class itself is fine")
+        #expect(received.values == [true], "observing the conforming class sees its subclasses' posts")
+        kinds = reports {
+            let subclass = UrgentAnnouncement.observe(in: center) { _ in }
+            Announcement().post(in: center)
+            withExtendedLifetime(subclass) {}
+        }
+        #if DEBUG
+        #expect(kinds.count == 1)
+        guard case .inheritedConformance? = kinds.first else {
+            Issue.record("expected .inheritedConformance, got \(kinds)")
+            return
+        }
+        #else
+        #expect(kinds.isEmpty)
+        #endif
+    }
+
+    enum Light: Notifiable, Equatable {
+        case on, off
+    }
+
+    @Test func aCaseFilterOnAnEnumCaseIsFineAndOnAStructValueIsReported() {
+        let center = NotificationCenter()
+        let onlyOn = Recorded<Light>()
+        var kinds = reports {
+            let token = Light.on.observe(in: center) { onlyOn.append($0) }
+            Light.off.post(in: center)
+            Light.on.post(in: center)
+            withExtendedLifetime(token) {}
+        }
+        #expect(kinds.isEmpty)
+        #expect(onlyOn.values == [.on])
+        let three = Recorded<Int>()
+        kinds = reports {
+            let token = CounterDidChange(count: 3).observe(in: center) { three.append($0.count) }
+            CounterDidChange(count: 2).post(in: center)
+            CounterDidChange(count: 3).post(in: center)
+            withExtendedLifetime(token) {}
+        }
+        #expect(three.values == [3], "equality is still what it filters by")
+        #if DEBUG
+        #expect(kinds.count == 1)
+        guard case .caseFilterOnNonEnum? = kinds.first else {
+            Issue.record("expected .caseFilterOnNonEnum, got \(kinds)")
+            return
+        }
+        #else
+        #expect(kinds.isEmpty)
+        #endif
+    }
+
+    // MARK: - A sequence made before its task
+
+    @Test func aSequenceMadeBeforeItsTaskReceivesAPostMadeBeforeTheTaskRuns() async {
+        let center = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center)  // as the docs say: first the sequence…
+        let firstTwo = Task {  // …then the task that reads it
+            var seen: [Int] = []
+            for await change in changes {
+                seen.append(change.count)
+                if seen.count == 2 { break }
+            }
+            return seen
+        }
+        // Posted at once: the task may not have started, and nothing is lost.
+        CounterDidChange(count: 1).post(in: center)
+        CounterDidChange(count: 2).post(in: center)
+        #expect(await firstTwo.value == [1, 2])
+    }
+}
