@@ -12,8 +12,10 @@ void *tn_post_frame(void) { return postFrame; }
 
 void tn_set_post_frame(void *frame) { postFrame = frame; }
 
-static _Thread_local void *newestToken = 0;
+static _Thread_local const void *newestToken = 0;
 
-void *tn_newest_token(void) { return newestToken; }
+const void *tn_newest_token(void) { return newestToken; }
 
-void tn_set_newest_token(void *token) { newestToken = token; }
+void tn_set_newest_token(const void *token) { newestToken = token; }
+
+const void *tn_thread_marker(void) { return &newestToken; }

@@ -273,11 +273,11 @@ extension NotificationCenter {
         // Mistakes that compile and never fire (a center as the sender filter, an owner in its `deinit`, a subclass
         // of a conforming class): reported in debug builds.
         NotificationDiagnostics.checkObservation(of: subject, sender: sender, owner: owner, in: self, site: site)
-        #if DEBUG
-        DiscardedTokens.touch()  // the thread called into the package (see `DiscardedTokens`)
-        #endif
         return ObserverRegistry.shared.add(subject, in: self, on: executor) { channel, target in
-            Subscription<Event>(
+            #if DEBUG
+            channel.recordActivity()  // another observation: a token made before was kept
+            #endif
+            return Subscription<Event>(
                 channel: channel,
                 sender: sender,
                 owner: owner,

@@ -25,7 +25,8 @@ extension Notifiable {
     ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
-    ///     where the handler runs, just before it would. `nil` for every payload.
+    ///     in the observation\'s task, just before the handler is called (before the handler hops to its own
+    ///     isolation, if it has one). `nil` for every payload.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives each payload, one at a time.
@@ -57,6 +58,9 @@ extension Notifiable {
     ///   across its suspensions, it holds `owner`.
     /// - **When observation ends:** when `owner` is deallocated (no call starts after that), when
     ///   ``OwnerBoundObservation/cancel()`` is called, or when the center is deallocated.
+    /// - The owner is loaded, and may be released, in the observation's task (or, to end the observation once it has
+    ///   died, on a posting thread): for a `@MainActor` class that must be deinitialised on the main actor, use
+    ///   ``observeOnMainActor(for:from:in:where:file:line:_:)``.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -75,7 +79,8 @@ extension Notifiable {
     ///   - sender: Only posts from this object (compared by identity) are delivered; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
-    ///     where the handler runs, just before it would. `nil` for every payload.
+    ///     in the observation\'s task, just before the handler is called (before the handler hops to its own
+    ///     isolation, if it has one). `nil` for every payload.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives the owner and each payload, one at a time.

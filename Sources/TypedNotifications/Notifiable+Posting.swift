@@ -84,10 +84,12 @@ extension NotificationCenter {
         isolation: (any Actor)?
     ) {
         #if DEBUG
-        DiscardedTokens.touch()  // a post since a token was made means it was kept (see `DiscardedTokens`)
         NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)  // `from: center` for `in: center`
         #endif
         let route = ObserverRegistry.shared.route(subject, in: self)
+        #if DEBUG
+        DiscardedTokens.posted(to: route.snapshot.subscriptions)  // a token made before was used
+        #endif
         route.snapshot.deliver(payload, of: subject, from: sender, isolation: isolation)
         if subject.postsThroughFoundation {
             FoundationBridge.post(

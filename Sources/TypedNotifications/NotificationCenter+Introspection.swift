@@ -87,7 +87,6 @@ extension NotificationCenter {
     /// print(center.typedObservations.map(\.delivery))   // [TypedNotifications.TypedObservation.Delivery.immediate]
     /// ```
     public var typedObservations: [TypedObservation] {
-        DiscardedTokens.touch()
         return ObserverRegistry.shared.observations(in: self)
     }
 

@@ -2,7 +2,8 @@
 ///
 /// A value rather than a closure, so that a call keeps a single trailing closure (its handler), as Swift's style
 /// guides and linters ask: `where: .equals(.accepted)`, `where: .matching { $0.count > 3 }`. The condition runs where
-/// the handler runs, just before it would be called, and only the payloads it accepts reach the handler.
+/// the handler runs (for an `async` handler, in the observation's task), just before it would be called, and only the
+/// payloads it accepts reach the handler.
 ///
 /// ```swift
 /// enum PaymentDidFinish: Notifiable, Equatable {
@@ -31,7 +32,8 @@ public struct NotificationCondition<Payload: Sendable>: Sendable {
     /// }
     /// ```
     ///
-    /// - Parameter condition: Runs where the handler runs, once per post, just before the handler would.
+    /// - Parameter condition: Runs where the handler runs (for an `async` handler, in the observation's task), once
+    ///   per post, just before the handler would.
     public static func matching(_ condition: @escaping @Sendable (Payload) -> Bool) -> Self {
         Self(accepts: condition)
     }

@@ -20,7 +20,8 @@ public import Foundation
 /// }
 /// ```
 public struct NotificationDelivery: Sendable {
-    /// A queue that can run handlers: `DispatchQueue` or `OperationQueue`. Other types must not conform.
+    /// A queue that can run handlers: `DispatchQueue` or `OperationQueue`, the only types that conform. A conformance
+    /// of your own compiles, but ``NotificationDelivery/async(on:)`` traps when given one.
     ///
     /// ```swift
     /// let queues: [any NotificationDelivery.Queue] = [DispatchQueue(label: "a"), OperationQueue()]

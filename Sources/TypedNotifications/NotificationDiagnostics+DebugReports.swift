@@ -39,9 +39,11 @@ extension NotificationDiagnostics {
                     in: center)
             }
         }
-        // A subclass of a conforming class keeps its superclass's payload type, so it is a subtype of its own
-        // `Payload` (`Sub.Payload == Base`); no other conforming type is.
-        if Observed.self != Observed.Payload.self, Observed.self is Observed.Payload.Type {
+        // A class whose superclass conforms inherits the conformance (and its `Payload`), but has a notification of
+        // its own.
+        if let observed = Observed.self as? AnyClass, let superclass = _getSuperclass(observed),
+            superclass is any Notifiable.Type
+        {
             report(
                 .inheritedConformance(fileID: fileID, line: line), for: subject, name: subject.notificationName,
                 in: center)

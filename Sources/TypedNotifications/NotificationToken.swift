@@ -39,9 +39,9 @@ public final class NotificationToken: Hashable, Sendable {
     private let observation: any Observation
 
     #if DEBUG
-    /// Where and when the observation was made, for the report of a token released at once; `nil` for tokens the
-    /// package makes for itself.
-    private let made: (site: ObservationSite, uptime: UInt64)?
+    /// Where, when and on which thread the observation was made, for the report of a token released at once; `nil`
+    /// for tokens the package makes for itself.
+    private let made: DiscardedTokens.Made?
     #endif
 
     /// A token for `observation`; `site` is the observing call's, for the report of a discarded token.
@@ -49,15 +49,15 @@ public final class NotificationToken: Hashable, Sendable {
     init(_ observation: any Observation, site: ObservationSite? = nil) {
         self.observation = observation
         #if DEBUG
-        made = site.map { ($0, DispatchTime.now().uptimeNanoseconds) }
-        if made != nil { DiscardedTokens.made(self) }
+        made = site.map { DiscardedTokens.Made(site: $0, activity: observation.activity) }
+        if made != nil { tn_set_newest_token(Unmanaged.passUnretained(self).toOpaque()) }
         #endif
     }
 
     deinit {
         observation.cancel()
         #if DEBUG
-        if let made, DiscardedTokens.releasedAtOnce(self, madeAt: made.uptime) {
+        if let made, made.isReleased(self, atOnceWith: observation.activity) {
             observation.reportDiscarded(site: made.site)
         }
         #endif
@@ -75,7 +75,9 @@ public final class NotificationToken: Hashable, Sendable {
     /// CounterDidChange(count: 1).post()   // prints nothing
     /// ```
     public func cancel() {
-        DiscardedTokens.touch()
+        #if DEBUG
+        _ = made?.kept.set()
+        #endif
         observation.cancel()
     }
 
@@ -94,7 +96,9 @@ public final class NotificationToken: Hashable, Sendable {
     ///
     /// - Parameter set: The set that keeps the token alive.
     public func store(in set: inout Set<NotificationToken>) {
-        DiscardedTokens.touch()  // kept
+        #if DEBUG
+        _ = made?.kept.set()
+        #endif
         set.insert(self)
     }
 
@@ -132,37 +136,53 @@ extension NotificationCenter {
 
 /// Recognising a token released right after it was made (`_ = Type.observe { … }`), in debug builds.
 ///
-/// Each thread remembers the newest token it made, in a thread-local word (`tn_newest_token`), until it next calls
-/// into the package (posts, observes, cancels, lists observations). A token released on that thread while it is still
-/// remembered there, within ``window`` of being made, was almost surely never kept: `_ =` releases it as the statement
-/// ends, before anything else can happen, while a kept token is used, or outlives the next call into the package.
+/// `_ =` releases the token as its statement ends, on the thread that made it, before anything else happens. So a token
+/// is reported when it is released, within ``DiscardedTokens/window``:
+/// - on the thread that made it, which made no other token since (a thread-local word, `tn_newest_token`);
+/// - with no post of its type on its center since, from any thread (a counter per channel, bumped by typed posts, by
+///   plain posts through the bridge, and by observations);
+/// - never stored with ``NotificationToken/store(in:)`` nor cancelled (a flag on the token).
+/// A token that is kept is almost always used in one of those ways, or outlives the window. Each condition is local to
+/// one thread, channel or token, so tests running in parallel on other centers never change the outcome.
 @usableFromInline
 enum DiscardedTokens {
     /// How soon after being made a release counts as at once: a quarter of a second, far longer than a statement takes
     /// even under ThreadSanitizer, and far shorter than a screen that observes usually lives.
     static let window: UInt64 = 250_000_000
 
-    /// Records `token` as the newest this thread made.
-    static func made(_ token: NotificationToken) {
-        #if DEBUG
-        tn_set_newest_token(Unmanaged.passUnretained(token).toOpaque())
-        #endif
-    }
-
-    /// Forgets the newest token this thread made: the thread called into the package since. Every post calls it, in
-    /// debug builds only.
+    /// Records a post of the type of `subscriptions`, on their center: a token made before it was used.
     @usableFromInline
-    static func touch() {
+    static func posted(to subscriptions: [AnySubscription]) {
         #if DEBUG
-        tn_set_newest_token(nil)
+        subscriptions.first?.channel.recordActivity()
         #endif
     }
 
-    /// Whether `token`, being released on this thread, is still the newest this thread made and was made within
-    /// ``window``; forgets it either way. Compares addresses only: the token is in its `deinit`.
-    static func releasedAtOnce(_ token: NotificationToken, madeAt uptime: UInt64) -> Bool {
-        guard tn_newest_token() == Unmanaged.passUnretained(token).toOpaque() else { return false }
-        tn_set_newest_token(nil)
-        return DispatchTime.now().uptimeNanoseconds - uptime < window
+    /// A token's making, as ``NotificationToken`` keeps it in debug builds.
+    struct Made: @unchecked Sendable {
+        // `@unchecked Sendable` because of `thread`, an address only ever compared, never dereferenced; `kept` is
+        // atomic.
+        let site: ObservationSite
+        let uptime = DispatchTime.now().uptimeNanoseconds
+        let thread: UnsafeRawPointer? = tn_thread_marker()
+        /// The channel's activity when the token was made.
+        let activity: UInt64
+        /// Set when the token is stored or cancelled.
+        let kept = AtomicWord.make()
+
+        init(site: ObservationSite, activity: UInt64) {
+            self.site = site
+            self.activity = activity
+        }
+
+        /// Whether `token`, being released now with its channel at `activity`, is released at once.
+        func isReleased(_ token: NotificationToken, atOnceWith activity: UInt64) -> Bool {
+            let newest: UnsafeRawPointer? = tn_newest_token()
+            guard thread == tn_thread_marker(), newest == UnsafeRawPointer(Unmanaged.passUnretained(token).toOpaque())
+            else { return false }
+            tn_set_newest_token(nil)
+            return !kept.isSet && activity == self.activity
+                && DispatchTime.now().uptimeNanoseconds - uptime < DiscardedTokens.window
+        }
     }
 }

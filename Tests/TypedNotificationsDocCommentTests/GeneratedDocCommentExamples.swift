@@ -514,7 +514,7 @@ enum NotificationDelivery_async_1 {
     }
 }
 
-enum NotificationDelivery_line73_1 {
+enum NotificationDelivery_line74_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let token = CounterDidChange.observeOnMainActor { change in print(change.count) }

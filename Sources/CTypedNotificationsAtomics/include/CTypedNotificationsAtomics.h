@@ -49,8 +49,10 @@ void tn_thread_lock_depth_add(int delta);
 void *tn_post_frame(void);
 void tn_set_post_frame(void *frame);
 
-/// The newest `NotificationToken` the calling thread made, for the debug report of a discarded token.
-void *tn_newest_token(void);
-void tn_set_newest_token(void *token);
+/// The newest `NotificationToken` the calling thread made, and an address unique to the calling thread while it
+/// runs: for the debug report of a discarded token.
+const void *tn_newest_token(void);
+void tn_set_newest_token(const void *token);
+const void *tn_thread_marker(void);
 
 #endif

@@ -37,6 +37,28 @@ class AnyChannel: @unchecked Sendable {
     /// Taken before the bridge is registered, so that a post can tell a bridge registered since it began (see
     /// `FoundationBridge`).
     let ordinal = FoundationBridge.nextBridgeOrdinal()
+    #if DEBUG
+    /// Posts and observations of the channel so far, for the report of a discarded token (see `DiscardedTokens`):
+    /// debug builds only. Atomic: any thread posts.
+    private let activityCount = AtomicWord.make()
+    #endif
+
+    /// What ``activityCount`` is; 0 in release builds.
+    var activity: UInt64 {
+        #if DEBUG
+        activityCount.load()
+        #else
+        0
+        #endif
+    }
+
+    /// Counts a post or an observation of the channel, in debug builds.
+    @usableFromInline
+    func recordActivity() {
+        #if DEBUG
+        _ = activityCount.add(1)
+        #endif
+    }
     /// How many of the channel's observers have ended so far. A post compares it with the count it saw when it took
     /// its snapshot of observers: while they are equal, no observer in the snapshot has ended, and none needs the
     /// registry's lock to check.

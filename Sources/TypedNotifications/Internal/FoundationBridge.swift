@@ -52,7 +52,7 @@ enum FoundationBridge {
         let token = center.addObserver(forName: channel.name, object: nil, queue: nil) { notification in
             FoundationPublication.acquire()
             #if DEBUG
-            DiscardedTokens.touch()  // a plain post on this thread: a token made before it was kept
+            registration.channel.recordActivity()  // a plain post: a token made before was used
             #endif
             // Safe: the registration was made for this `Channel<Event>`.
             unsafeDowncast(registration.channel, to: Channel<Event>.self).receivePlain(notification)

@@ -313,7 +313,6 @@ final class ObserverRegistry: Sendable {
     /// Live typed observers and Foundation observers the package holds for `center`, after ending observations whose
     /// owner is gone.
     func registrationCounts(in center: NotificationCenter) -> (observers: Int, foundationObservers: Int) {
-        DiscardedTokens.touch()  // introspection, as `typedObservations`
         let channels = sweepChannels(of: center)
         return state.withLock { _ in
             let live = channels.filter { !$0.subscriptions.isEmpty }

@@ -12,6 +12,10 @@ protocol Observation: AnyObject, Sendable {
     /// Reports that the token of this observation, made at `site`, was released right after it was made (debug
     /// builds); outside locks.
     func reportDiscarded(site: ObservationSite)
+
+    /// How much its channel has seen, for the report of a discarded token (see `DiscardedTokens`); 0 in release
+    /// builds.
+    var activity: UInt64 { get }
 }
 
 /// The type-independent part of one observer: its filters, its lifetime, its target, and its place in a ``Channel``.
@@ -109,6 +113,9 @@ class AnySubscription: Observation, @unchecked Sendable {
     final func isObserving(_ center: NotificationCenter) -> Bool {
         channel.isOn(center)
     }
+
+    @usableFromInline
+    final var activity: UInt64 { channel.activity }
 
     /// Reports a discarded token; ``Subscription`` knows the type to name.
     @usableFromInline
