@@ -50,14 +50,14 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
     final class Lifetime: Sendable {
         let stream: AsyncStream<Element>
         private let continuation: AsyncStream<Element>.Continuation
-        private let observation: any Observation
+        private let observation: AnySubscription
         /// Set while a task waits in ``AsyncIterator/next()``, to catch a second task waiting at once.
         private let waiting = AtomicWord.make()
 
         init(
             stream: AsyncStream<Element>,
             continuation: AsyncStream<Element>.Continuation,
-            observation: any Observation
+            observation: AnySubscription
         ) {
             self.stream = stream
             self.continuation = continuation
@@ -93,7 +93,7 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         register: (
             _ yield: @escaping @Sendable (Element) -> Void,
             _ finish: @escaping @Sendable () -> Void
-        ) -> any Observation
+        ) -> AnySubscription
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: policy.streamPolicy)
         let observation = register(

@@ -36,7 +36,7 @@ public import Foundation
 ///
 /// Tokens compare by identity. They are `Sendable`: cancel or release them from any thread.
 public final class NotificationToken: Hashable, Sendable {
-    private let observation: any Observation
+    private let observation: AnySubscription
 
     #if DEBUG
     /// Where, when and on which thread the observation was made, for the report of a token released at once; `nil`
@@ -46,7 +46,7 @@ public final class NotificationToken: Hashable, Sendable {
 
     /// A token for `observation`; `site` is the observing call's, for the report of a discarded token.
     @usableFromInline
-    init(_ observation: any Observation, site: ObservationSite? = nil) {
+    init(_ observation: AnySubscription, site: ObservationSite? = nil) {
         self.observation = observation
         #if DEBUG
         made = site.map { DiscardedTokens.Made(site: $0, activity: observation.activity) }

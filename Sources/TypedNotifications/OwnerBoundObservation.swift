@@ -23,10 +23,10 @@ public import Foundation
 /// CounterDidChange(count: 2).post(in: center)   // prints nothing
 /// ```
 public struct OwnerBoundObservation: Sendable {
-    let observation: any Observation
+    let observation: AnySubscription
 
     @usableFromInline
-    init(_ observation: any Observation) {
+    init(_ observation: AnySubscription) {
         self.observation = observation
     }
 

@@ -11,92 +11,12 @@ import Musl
 import Android
 #endif
 
-// Everything in the package that differs between Apple platforms and the others is in this file: the lock primitive,
-// how the token of a Foundation observer is kept, how a post knows it runs on the main actor, and (in the build that
+// Everything in the package that differs between Apple platforms and the others is in this file and in `Lock.swift`
+// (the lock primitive): how the token of a Foundation observer is kept, how a post knows it runs on the main actor, and (in the build that
 // simulates Apple platforms on Linux) how `userInfo` reaches observers. Delivery itself is the same code everywhere.
 //
 // `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` builds the simulation: every Apple code path that compiles on
 // Linux is taken. Only the lock primitive is Linux's, and it then traps on re-entry as `os_unfair_lock` does.
-
-// MARK: - The lock primitive
-
-/// The platform's mutual-exclusion lock, at a stable heap address: `os_unfair_lock` on Apple platforms,
-/// `pthread_mutex_t` elsewhere.
-///
-/// `os_unfair_lock` traps when a thread locks it again while holding it. So that such a re-entry fails just as loudly
-/// before it ever reaches an Apple device, the `pthread_mutex_t` is an error-checking one (`PTHREAD_MUTEX_ERRORCHECK`)
-/// in debug builds and in the simulated-Apple build, and `lock()` traps when it reports the re-entry.
-///
-/// Not `Synchronization.Mutex`: it needs macOS 15 / iOS 18, and on Linux it locks with raw futex calls that
-/// ThreadSanitizer cannot see.
-struct PlatformLock {
-    #if canImport(Darwin)
-    private let primitive: UnsafeMutablePointer<os_unfair_lock>
-    #else
-    private let primitive: UnsafeMutablePointer<pthread_mutex_t>
-    #endif
-
-    static func make() -> PlatformLock {
-        #if canImport(Darwin)
-        let primitive = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
-        primitive.initialize(to: os_unfair_lock())
-        return PlatformLock(primitive: primitive)
-        #else
-        let primitive = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        primitive.initialize(to: pthread_mutex_t())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        defer { pthread_mutexattr_destroy(&attributes) }
-        if trapsOnReentry {
-            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        }
-        let status = pthread_mutex_init(primitive, &attributes)
-        precondition(status == 0, "pthread_mutex_init failed: \(status)")
-        return PlatformLock(primitive: primitive)
-        #endif
-    }
-
-    /// Frees the lock; it must not be held.
-    func destroy() {
-        #if !canImport(Darwin)
-        pthread_mutex_destroy(primitive)
-        #endif
-        primitive.deinitialize(count: 1)
-        primitive.deallocate()
-    }
-
-    func lock() {
-        #if canImport(Darwin)
-        os_unfair_lock_lock(primitive)
-        #else
-        let status = pthread_mutex_lock(primitive)
-        if Self.trapsOnReentry {
-            precondition(status == 0, "TypedNotifications: a thread locked a lock it already holds (\(status))")
-        }
-        #endif
-        LockDiscipline.didLock()
-    }
-
-    func unlock() {
-        LockDiscipline.willUnlock()
-        #if canImport(Darwin)
-        os_unfair_lock_unlock(primitive)
-        #else
-        pthread_mutex_unlock(primitive)
-        #endif
-    }
-
-    #if !canImport(Darwin)
-    /// Whether `pthread_mutex_t` checks for re-entry, as `os_unfair_lock` always does.
-    private static var trapsOnReentry: Bool {
-        #if DEBUG || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
-        true
-        #else
-        false
-        #endif
-    }
-    #endif
-}
 
 // MARK: - Foundation's observer tokens
 
@@ -245,45 +165,6 @@ extension PlatformBridging {
         center.removeObserver(observer)
         return sameStorage.withLock { $0 } != true
     }()
-}
-
-// MARK: - Lock discipline
-
-/// Counts, per thread, the package's locks held, so that debug builds can assert that the package never calls
-/// Foundation (adding or removing an observer, posting) or user code while holding one. On Apple platforms
-/// `NotificationCenter` is closed source and may hold a lock of its own while it calls observers; calling it under one
-/// of ours could then deadlock.
-enum LockDiscipline {
-    @inline(__always)
-    static func didLock() {
-        #if DEBUG
-        tn_thread_lock_depth_add(1)
-        #endif
-    }
-
-    @inline(__always)
-    static func willUnlock() {
-        #if DEBUG
-        tn_thread_lock_depth_add(-1)
-        #endif
-    }
-
-    /// Traps in debug builds when the calling thread holds one of the package's locks.
-    @inline(__always)
-    static func assertNoLockHeld(_ what: @autoclosure () -> String) {
-        #if DEBUG
-        precondition(tn_thread_lock_depth() == 0, "TypedNotifications: \(what()) while holding one of its locks")
-        #endif
-    }
-
-    /// How many of the package's locks the calling thread holds (always 0 outside debug builds).
-    package static var locksHeld: Int {
-        #if DEBUG
-        Int(tn_thread_lock_depth())
-        #else
-        0
-        #endif
-    }
 }
 
 // MARK: - Centers that die (probed)

@@ -1,24 +1,7 @@
 public import Foundation
 
-/// What a ``NotificationToken`` holds on to: one registered observation that it can end.
-@usableFromInline
-protocol Observation: AnyObject, Sendable {
-    /// Ends the observation; idempotent and thread-safe.
-    func cancel()
-
-    /// Whether the observation is on `center`.
-    func isObserving(_ center: NotificationCenter) -> Bool
-
-    /// Reports that the token of this observation, made at `site`, was released right after it was made (debug
-    /// builds); outside locks.
-    func reportDiscarded(site: ObservationSite)
-
-    /// How much its channel has seen, for the report of a discarded token (see `DiscardedTokens`); 0 in release
-    /// builds.
-    var activity: UInt64 { get }
-}
-
 /// The type-independent part of one observer: its filters, its lifetime, its target, and its place in a ``Channel``.
+/// Tokens, owner-bound observations and sequences hold it to end the observation (``cancel()``).
 ///
 /// The registry's bookkeeping (adding, removing, sweeping, counting) works on this non-generic class only, so it runs
 /// as concrete code; only delivering a payload is generic.
@@ -38,7 +21,7 @@ protocol Observation: AnyObject, Sendable {
 /// the runtime's exclusivity checks, which cannot see that, and cost about 60 instructions of an observe-then-cancel
 /// cycle of about 2,900 (callgrind, `Benchmarks/instructions.sh`).
 @usableFromInline
-class AnySubscription: Observation, @unchecked Sendable {
+class AnySubscription: @unchecked Sendable {
     // The stored properties are in an order that leaves no padding: the one-byte ones share the site's last word.
     @usableFromInline
     let channel: AnyChannel

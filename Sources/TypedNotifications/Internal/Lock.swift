@@ -1,0 +1,167 @@
+import CTypedNotificationsAtomics
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+// The package's one kind of lock: the platform primitive (the only platform difference here), the value it guards,
+// and the debug-build check that nothing calls out while holding one.
+
+// MARK: - The lock primitive
+
+/// The platform's mutual-exclusion lock, at a stable heap address: `os_unfair_lock` on Apple platforms,
+/// `pthread_mutex_t` elsewhere.
+///
+/// `os_unfair_lock` traps when a thread locks it again while holding it. So that such a re-entry fails just as loudly
+/// before it ever reaches an Apple device, the `pthread_mutex_t` is an error-checking one (`PTHREAD_MUTEX_ERRORCHECK`)
+/// in debug builds and in the simulated-Apple build, and `lock()` traps when it reports the re-entry.
+///
+/// Not `Synchronization.Mutex`: it needs macOS 15 / iOS 18, and on Linux it locks with raw futex calls that
+/// ThreadSanitizer cannot see.
+struct PlatformLock {
+    #if canImport(Darwin)
+    private let primitive: UnsafeMutablePointer<os_unfair_lock>
+    #else
+    private let primitive: UnsafeMutablePointer<pthread_mutex_t>
+    #endif
+
+    static func make() -> PlatformLock {
+        #if canImport(Darwin)
+        let primitive = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
+        primitive.initialize(to: os_unfair_lock())
+        return PlatformLock(primitive: primitive)
+        #else
+        let primitive = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        primitive.initialize(to: pthread_mutex_t())
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        defer { pthread_mutexattr_destroy(&attributes) }
+        if trapsOnReentry {
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        }
+        let status = pthread_mutex_init(primitive, &attributes)
+        precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        return PlatformLock(primitive: primitive)
+        #endif
+    }
+
+    /// Frees the lock; it must not be held.
+    func destroy() {
+        #if !canImport(Darwin)
+        pthread_mutex_destroy(primitive)
+        #endif
+        primitive.deinitialize(count: 1)
+        primitive.deallocate()
+    }
+
+    func lock() {
+        #if canImport(Darwin)
+        os_unfair_lock_lock(primitive)
+        #else
+        let status = pthread_mutex_lock(primitive)
+        if Self.trapsOnReentry {
+            precondition(status == 0, "TypedNotifications: a thread locked a lock it already holds (\(status))")
+        }
+        #endif
+        LockDiscipline.didLock()
+    }
+
+    func unlock() {
+        LockDiscipline.willUnlock()
+        #if canImport(Darwin)
+        os_unfair_lock_unlock(primitive)
+        #else
+        pthread_mutex_unlock(primitive)
+        #endif
+    }
+
+    #if !canImport(Darwin)
+    /// Whether `pthread_mutex_t` checks for re-entry, as `os_unfair_lock` always does.
+    private static var trapsOnReentry: Bool {
+        #if DEBUG || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
+        true
+        #else
+        false
+        #endif
+    }
+    #endif
+}
+
+// MARK: - A value behind the lock
+
+/// A value guarded by the package's lock (``PlatformLock``).
+///
+/// `package` so that `TypedNotificationsTesting` shares it.
+///
+/// `@unchecked Sendable` because `state` is only ever read or written inside `withLock`, which holds the lock; the
+/// lock itself lives at a stable heap address for the object's whole life.
+package final class Locked<State>: @unchecked Sendable {
+    private let lock = PlatformLock.make()
+    /// Only touched inside `withLock`, so the runtime's exclusivity checks, which cannot see the lock and cost about
+    /// as much as the lock itself, are switched off.
+    @exclusivity(unchecked) private var state: State
+
+    package init(_ state: State) {
+        self.state = state
+    }
+
+    deinit {
+        lock.destroy()
+    }
+
+    /// Runs `body` with exclusive access to the state.
+    ///
+    /// Never call back into the package, into Foundation or into user code from `body`: the lock is not recursive
+    /// (re-entry traps in debug builds, as `os_unfair_lock` always does on Apple platforms), and Foundation may take a
+    /// lock of its own.
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}
+
+// MARK: - Lock discipline
+
+/// Counts, per thread, the package's locks held, so that debug builds can assert that the package never calls
+/// Foundation (adding or removing an observer, posting) or user code while holding one. On Apple platforms
+/// `NotificationCenter` is closed source and may hold a lock of its own while it calls observers; calling it under one
+/// of ours could then deadlock.
+enum LockDiscipline {
+    @inline(__always)
+    static func didLock() {
+        #if DEBUG
+        tn_thread_lock_depth_add(1)
+        #endif
+    }
+
+    @inline(__always)
+    static func willUnlock() {
+        #if DEBUG
+        tn_thread_lock_depth_add(-1)
+        #endif
+    }
+
+    /// Traps in debug builds when the calling thread holds one of the package's locks.
+    @inline(__always)
+    static func assertNoLockHeld(_ what: @autoclosure () -> String) {
+        #if DEBUG
+        precondition(tn_thread_lock_depth() == 0, "TypedNotifications: \(what()) while holding one of its locks")
+        #endif
+    }
+
+    /// How many of the package's locks the calling thread holds (always 0 outside debug builds).
+    package static var locksHeld: Int {
+        #if DEBUG
+        Int(tn_thread_lock_depth())
+        #else
+        0
+        #endif
+    }
+}
