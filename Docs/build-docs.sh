@@ -8,6 +8,8 @@
 #   .build-docs/symbol-graphs/           its symbol graphs
 #   .build-docs/catalog/                 a copy of the catalog, made only on toolchains that need it (see below)
 #   .build-docs/TypedNotifications.doccarchive
+#   .build-docs/testing-symbol-graph-build/, .build-docs/testing-symbol-graphs/, and
+#   .build-docs/TypedNotificationsTesting.doccarchive: the same for the testing kit
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,3 +63,28 @@ echo "=== DocC"
     --warnings-as-errors
 
 echo "=== Documentation archive: $output"
+
+# The testing kit's doc comments, built the same way (symbol graphs only, no catalog), so that a broken link or
+# symbol in them fails too. Links to the main module's symbols are written as code, not as symbol links: DocC does not
+# resolve links across modules.
+testing_build="$scratch/testing-symbol-graph-build"
+testing_graphs="$scratch/testing-symbol-graphs"
+testing_output="$scratch/TypedNotificationsTesting.doccarchive"
+rm -rf "$testing_build" "$testing_graphs" "$testing_output"
+mkdir -p "$testing_graphs"
+echo "=== Testing kit: symbol graphs"
+swift build --scratch-path "$testing_build" --target TypedNotificationsTesting \
+    -Xswiftc -emit-symbol-graph \
+    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$testing_graphs" \
+    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public \
+    -Xswiftc -emit-extension-block-symbols
+find "$testing_graphs" -name '*.symbols.json' ! -name 'TypedNotificationsTesting.symbols.json' \
+    ! -name 'TypedNotificationsTesting@*.symbols.json' -delete
+echo "=== Testing kit: DocC"
+"${docc[@]}" convert \
+    --additional-symbol-graph-dir "$testing_graphs" \
+    --fallback-display-name TypedNotificationsTesting \
+    --fallback-bundle-identifier org.typednotifications.TypedNotificationsTesting \
+    --output-path "$testing_output" \
+    --warnings-as-errors
+echo "=== Documentation archive: $testing_output"

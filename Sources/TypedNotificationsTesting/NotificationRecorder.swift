@@ -26,13 +26,12 @@ public import TypedNotifications
 ///
 /// ## What it sees
 ///
-/// The recorder observes the way plain `NotificationCenter` code does, because typed handlers do not receive the
-/// sender: it sees typed posts (``Foundation/NotificationCenter/post(_:from:)`` and friends) and plain posts under
-/// ``Notifiable/notificationName`` alike, each exactly once, synchronously on the posting thread, and decodes each
-/// payload with ``Notifiable/payload(from:)``. For the default payload layout that is the posted value itself; a type
-/// that customises ``Notifiable/userInfo(for:)`` must decode what it encodes (the round-trip test in the
-/// `Notifiable` documentation). A plain post that does not decode is never recorded and never crashes: it is kept in
-/// ``decodingErrors`` and mentioned in failure messages.
+/// The recorder is a typed observer of every post of `Event` on its center, from any sender, on the posting thread: it
+/// sees typed posts (`value.post(in:)`, `Event.post(_:in:)`) and plain posts under `Event.notificationName` alike,
+/// each exactly once, synchronously, with its sender. A plain post is decoded once with `Event.payload(from:)`, as for
+/// every typed observer; one that does not decode is never recorded and never crashes: it is kept in
+/// ``decodingErrors`` and mentioned in failure messages. A typed post is recorded as posted, without a round trip
+/// through `userInfo`.
 ///
 /// - Important: Handlers never run on the recorder's behalf: it only stores. Its `Sendable` story: payloads are
 ///   `Sendable`; senders are held weakly, compared by identity, and handed out only where `Sender` is `Sendable`
@@ -145,10 +144,10 @@ public final class NotificationRecorder<Event: Notifiable>: Sendable {
         recording.payloads(from: sender)
     }
 
-    /// Why plain posts under ``Notifiable/notificationName`` could not be decoded, in post order.
+    /// Why plain posts under `Event.notificationName` could not be decoded, in post order.
     ///
     /// Such posts are not recorded, and never crash; typed observers skip them too. Use this to check a custom
-    /// ``Notifiable/payload(from:)`` against legacy code.
+    /// `Event.payload(from:)` against legacy code.
     ///
     /// ```swift
     /// struct Saved: Notifiable { let id: Int }
