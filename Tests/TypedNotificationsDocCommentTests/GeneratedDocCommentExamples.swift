@@ -10,6 +10,9 @@
 // - Its `import` lines move to the top of this file; every example also sees the imports below.
 // - It is in the `#if` branches its doc comment is in.
 // - `@Test` and `@Suite` are dropped, so that an example's tests are compiled but not run.
+// - An example with `// prints …` comments is also run: its enum gets a `print` that records each line (its
+//   calls to `print` become `Out.print`), and a test that runs `example()` and checks that it
+//   printed what the comments say.
 // - The space before an end-of-line comment becomes two spaces, as swift-format wants.
 // - `_ = name` follows the example for each name it binds with a top-level `let` or `var`, so that a binding
 //   the example only shows (`let token = …`) is not a "never used" warning.
@@ -101,11 +104,24 @@ enum Notifiable_Bridging_userInfo_1 {
 // MARK: - Sources/TypedNotifications/Notifiable+Observing.swift
 
 enum Notifiable_Observing_observe_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["3"])
+    }
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
 
         let center = NotificationCenter()
-        let token = CounterDidChange.observe(in: center) { change in print(change.count) }
+        let token = CounterDidChange.observe(in: center) { change in Out.print(change.count) }
         CounterDidChange(count: 3).post(in: center)  // prints 3
         _ = center
         _ = token
@@ -113,6 +129,19 @@ enum Notifiable_Observing_observe_1 {
 }
 
 enum Notifiable_Observing_observe_2 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["Notes 10"])
+    }
     static func example() async throws {
         final class Document: Sendable {
             let title: String
@@ -125,7 +154,7 @@ enum Notifiable_Observing_observe_2 {
 
         let center = NotificationCenter()
         let token = DocumentDidSave.observe(in: center) { document, save in
-            print(document?.title ?? "?", save.bytes)
+            Out.print(document?.title ?? "?", save.bytes)
         }
         DocumentDidSave(bytes: 10).post(from: Document(title: "Notes"), in: center)  // prints "Notes 10"
         _ = center
@@ -134,10 +163,23 @@ enum Notifiable_Observing_observe_2 {
 }
 
 enum Notifiable_Observing_observe_3 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["count: 3"])
+    }
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         final class CounterLog: Sendable {
-            func record(_ count: Int) { print("count:", count) }
+            func record(_ count: Int) { Out.print("count:", count) }
         }
 
         let center = NotificationCenter()
@@ -150,13 +192,26 @@ enum Notifiable_Observing_observe_3 {
 }
 
 enum Notifiable_Observing_observe_4 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["accepted"])
+    }
     static func example() async throws {
         enum PaymentDidFinish: Notifiable, Equatable {
             case accepted, rejected
         }
 
         let center = NotificationCenter()
-        let token = PaymentDidFinish.accepted.observe(in: center) { _ in print("accepted") }
+        let token = PaymentDidFinish.accepted.observe(in: center) { _ in Out.print("accepted") }
         PaymentDidFinish.accepted.post(in: center)  // prints "accepted"
         PaymentDidFinish.rejected.post(in: center)  // prints nothing
         _ = center
@@ -262,13 +317,26 @@ enum Notifiable_Posting_post_1 {
 }
 
 enum Notifiable_Posting_post_2 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["ada"])
+    }
     static func example() async throws {
         enum UserDidLogIn: Notifiable {
             typealias Payload = String  // the user name
         }
 
         let center = NotificationCenter()
-        let token = UserDidLogIn.observe(in: center) { name in print(name) }
+        let token = UserDidLogIn.observe(in: center) { name in Out.print(name) }
         UserDidLogIn.post("ada", in: center)  // prints "ada"
         _ = center
         _ = token
@@ -278,12 +346,25 @@ enum Notifiable_Posting_post_2 {
 // MARK: - Sources/TypedNotifications/Notifiable.swift
 
 enum Notifiable_Notifiable_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["3"])
+    }
     static func example() async throws {
         struct CounterDidChange: Notifiable {
             let count: Int
         }
 
-        let token = CounterDidChange.observe { change in print(change.count) }
+        let token = CounterDidChange.observe { change in Out.print(change.count) }
         CounterDidChange(count: 3).post()  // prints 3
         _ = token
     }
@@ -434,6 +515,19 @@ enum NotificationCenter_Introspection_typedRegistrationCounts_1 {
 // MARK: - Sources/TypedNotifications/NotificationCondition.swift
 
 enum NotificationCondition_NotificationCondition_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["accepted", "large: 5"])
+    }
     static func example() async throws {
         enum PaymentDidFinish: Notifiable, Equatable {
             case accepted, rejected
@@ -441,9 +535,9 @@ enum NotificationCondition_NotificationCondition_1 {
         struct CounterDidChange: Notifiable { let count: Int }
 
         let center = NotificationCenter()
-        let accepted = PaymentDidFinish.observe(in: center, where: .equals(.accepted)) { _ in print("accepted") }
+        let accepted = PaymentDidFinish.observe(in: center, where: .equals(.accepted)) { _ in Out.print("accepted") }
         let large = CounterDidChange.observe(in: center, where: .matching { $0.count > 3 }) { change in
-            print("large:", change.count)
+            Out.print("large:", change.count)
         }
         PaymentDidFinish.accepted.post(in: center)  // prints "accepted"
         CounterDidChange(count: 5).post(in: center)  // prints "large: 5"
@@ -606,13 +700,26 @@ enum NotificationDiagnostics_tracesPosts_1 {
 
 #if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
 enum NotificationPublisher_NotificationPublisher_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["2"])
+    }
     static func example() async throws {
         struct CartDidChange: Notifiable { let itemCount: Int }
 
         let center = NotificationCenter()
         let cancellable = CartDidChange.publisher(in: center)
             .map(\.itemCount)
-            .sink { count in print(count) }
+            .sink { count in Out.print(count) }
         CartDidChange(itemCount: 2).post(in: center)  // prints 2, before `post` returns
         cancellable.cancel()  // ends the observation
         _ = center
@@ -634,13 +741,26 @@ enum NotificationPublisher_Failure_1 {
 
 #if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
 enum NotificationPublisher_receive_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["1"])
+    }
     static func example() async throws {
         struct CartDidChange: Notifiable { let itemCount: Int }
 
         let center = NotificationCenter()
         let subscriber = Subscribers.Sink<CartDidChange, Never>(
             receiveCompletion: { _ in },
-            receiveValue: { change in print(change.itemCount) }
+            receiveValue: { change in Out.print(change.itemCount) }
         )
         CartDidChange.publisher(in: center).receive(subscriber: subscriber)
         CartDidChange(itemCount: 1).post(in: center)  // prints 1
@@ -653,6 +773,19 @@ enum NotificationPublisher_receive_1 {
 
 #if TYPED_NOTIFICATIONS_OPENCOMBINE || canImport(Combine)
 enum NotificationPublisher_publisher_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["3"])
+    }
     static func example() async throws {
         final class Cart: Sendable {}
         struct CartDidChange: Notifiable {
@@ -663,7 +796,7 @@ enum NotificationPublisher_publisher_1 {
         let center = NotificationCenter()
         let cart = Cart()
         let cancellable = CartDidChange.publisher(from: cart, in: center)
-            .sink { change in print(change.itemCount) }
+            .sink { change in Out.print(change.itemCount) }
         CartDidChange(itemCount: 3).post(from: cart, in: center)  // prints 3
         CartDidChange(itemCount: 4).post(in: center)  // another sender: prints nothing
         _ = center
@@ -764,9 +897,22 @@ enum NotificationToken_NotificationToken_1 {
 }
 
 enum NotificationToken_cancel_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == [])
+    }
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
-        let token = CounterDidChange.observe { change in print(change.count) }
+        let token = CounterDidChange.observe { change in Out.print(change.count) }
         token.cancel()
         CounterDidChange(count: 1).post()  // prints nothing
         _ = token
@@ -783,10 +929,23 @@ enum NotificationToken_store_1 {
 }
 
 enum NotificationToken_removeObserver_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == [])
+    }
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
-        let token = CounterDidChange.observe(in: center) { change in print(change.count) }
+        let token = CounterDidChange.observe(in: center) { change in Out.print(change.count) }
         center.removeObserver(token)
         CounterDidChange(count: 1).post(in: center)  // prints nothing
         _ = center
@@ -797,10 +956,23 @@ enum NotificationToken_removeObserver_1 {
 // MARK: - Sources/TypedNotifications/OwnerBoundObservation.swift
 
 enum OwnerBoundObservation_OwnerBoundObservation_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["1"])
+    }
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         final class CounterModel: Sendable {
-            func show(_ count: Int) { print(count) }
+            func show(_ count: Int) { Out.print(count) }
         }
 
         let center = NotificationCenter()
@@ -830,12 +1002,25 @@ enum OwnerBoundObservation_cancel_1 {
 }
 
 enum OwnerBoundObservation_removeObserver_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == [])
+    }
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         final class CounterModel: Sendable {}
         let center = NotificationCenter()
         let model = CounterModel()
-        let observation = CounterDidChange.observe(for: model, in: center) { _, change in print(change.count) }
+        let observation = CounterDidChange.observe(for: model, in: center) { _, change in Out.print(change.count) }
         center.removeObserver(observation)
         CounterDidChange(count: 1).post(in: center)  // prints nothing
         _ = center
@@ -1199,12 +1384,25 @@ enum TypedNotificationExpectation_payloads_1 {
 // MARK: - README.md
 
 enum README_line5_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["3"])
+    }
     static func example() async throws {
         struct CartDidChange: Notifiable {
             let itemCount: Int
         }
 
-        let token = CartDidChange.observe { change in print(change.itemCount) }
+        let token = CartDidChange.observe { change in Out.print(change.itemCount) }
         CartDidChange(itemCount: 3).post()  // prints 3
         // Releasing `token` (or calling `token.cancel()`) ends the observation.
         _ = token

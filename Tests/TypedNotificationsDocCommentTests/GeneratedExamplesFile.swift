@@ -58,6 +58,9 @@ enum GeneratedExamplesFile {
         // - Its `import` lines move to the top of this file; every example also sees the imports below.
         // - It is in the `#if` branches its doc comment is in.
         // - `@Test` and `@Suite` are dropped, so that an example's tests are compiled but not run.
+        // - An example with `// prints …` comments is also run: its enum gets a `print` that records each line (its
+        //   calls to `print` become `Out.print`), and a test that runs `example()` and checks that it
+        //   printed what the comments say.
         // - The space before an end-of-line comment becomes two spaces, as swift-format wants.
         // - `_ = name` follows the example for each name it binds with a top-level `let` or `var`, so that a binding
         //   the example only shows (`let token = …`) is not a "never used" warning.
@@ -155,8 +158,54 @@ extension GeneratedExamplesFile {
             }
             let uses = lines.filter(\.isTopLevel).flatMap(Self.boundNames).map { "_ = \($0)" }
             let isLocal = !lines.contains { ["extension", "protocol"].contains(Self.keyword($0)) }
-            let scope = isLocal ? Self.local(name, lines, uses) : Self.namespaced(name, lines, uses)
+            var scope = isLocal ? Self.local(name, lines, uses) : Self.namespaced(name, lines, uses)
+            if let expected = Self.expectedOutput(example.lines) {
+                scope = Self.checkingOutput(scope, name: name, expected: expected)
+            }
             code = conditionally(example.conditions, [String(scope.dropLast())]).joined(separator: "\n") + "\n"
+        }
+
+        /// What an example's `// prints …` comments say it prints, line by line, or `nil` if it has none: `// prints 3`
+        /// is the line `3` (up to a comma), `// prints "a", then "b"` the lines `a` and `b`, `// prints nothing`
+        /// nothing.
+        static func expectedOutput(_ lines: [String]) -> [String]? {
+            let comments = lines.compactMap { line in line.range(of: "// prints ").map { line[$0.upperBound...] } }
+            guard !comments.isEmpty else { return nil }
+            return comments.flatMap { comment -> [String] in
+                if comment.hasPrefix("nothing") { return [] }
+                if comment.hasPrefix("\"") {
+                    return comment.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+                        .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+                }
+                return [String(comment.prefix { $0 != "," }).trimmingCharacters(in: .whitespaces)]
+            }
+        }
+
+        /// `scope` with a `print` of its own that records each line, and a test that runs the example and checks
+        /// that it printed `expected`.
+        static func checkingOutput(_ scope: String, name: String, expected: [String]) -> String {
+            let literal = "[" + expected.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+            let members = """
+                    // Checked: what the example's `// prints` comments say it prints.
+                    enum Out {
+                        static let printed = PrintedOutput()
+
+                        static func print(_ items: Any..., separator: String = " ", terminator: String = "\\n") {
+                            printed.append(items.map { "\\($0)" }.joined(separator: separator))
+                        }
+                    }
+
+                    @Test static func printsWhatItsCommentsSay() async throws {
+                        try await example()
+                        #expect(Out.printed.lines == \(literal))
+                    }
+
+                """
+            let opening = "enum \(name) {\n"
+            // `Out.print`, which the methods of a type the example declares in `example()` find too.
+            let recorded = scope.replacing(#/(^|[^\w.])print\(/#) { "\($0.output.1)Out.print(" }
+            guard let range = recorded.range(of: opening) else { return recorded }
+            return recorded.replacingCharacters(in: range, with: opening + members)
         }
 
         /// The usual scope: the example is the body of `example()`.
