@@ -1,7 +1,7 @@
 public import Foundation
 
 extension Notification {
-    /// The `userInfo` key under which this package carries a typed payload by default: `"TypedNotifications.payload"`.
+    /// The `userInfo` key under which this package carries a typed payload by default: `"tn.payload"`.
     ///
     /// Plain `NotificationCenter` code reads typed posts from it, and a plain post that stores a payload under it
     /// reaches typed observers:
@@ -16,12 +16,12 @@ extension Notification {
     ///     userInfo: [Notification.typedPayloadKey: CounterDidChange(count: 1)]
     /// )
     /// ```
-    public static let typedPayloadKey = "TypedNotifications.payload"
+    public static let typedPayloadKey = "tn.payload"
 
     /// The `userInfo` key of the number that marks a typed post where Foundation copies `userInfo`:
-    /// `"TypedNotifications.post"`. Not public API: the Guarantees article documents the key for plain observers that
+    /// `"tn.post"`. Not public API: the Guarantees article documents the key for plain observers that
     /// copy a typed post's `userInfo` to re-post it (they should remove it); tests read it here.
-    package static let typedPostKey = "TypedNotifications.post"
+    package static let typedPostKey = "tn.post"
 }
 
 /// Why a plain `Notification` could not be decoded into a typed payload.

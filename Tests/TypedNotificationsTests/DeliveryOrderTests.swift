@@ -253,7 +253,7 @@ import Testing
     }
 
     @Test func thePayloadKeysAreNamespaced() {
-        #expect(Notification.typedPayloadKey == "TypedNotifications.payload")
-        #expect(Notification.typedPostKey == "TypedNotifications.post")
+        #expect(Notification.typedPayloadKey == "tn.payload")
+        #expect(Notification.typedPostKey == "tn.post")
     }
 }
