@@ -8,8 +8,11 @@ import Foundation
 /// `subscriptions` and `ownerBoundCount` are read and written only while `ObserverRegistry`'s lock is held; `bridge`
 /// is set before the channel is published to the registry and then read only under that lock; `cancellations` is
 /// atomic; `center` is a weak reference, which the runtime reads atomically, set once in `init`; the other
-/// properties never change after `init`. That is what makes the class safe to share across threads, and why the
-/// runtime's exclusivity checks on `subscriptions` (which cannot see the lock) are switched off.
+/// properties never change after `init`. That is what makes the class safe to share across threads.
+///
+/// The runtime's exclusivity checks on `subscriptions`, which cannot see the lock, are switched off: with them, an
+/// observe-then-cancel cycle costs 18.1% more instructions (2,346 → 2,770) and a post to one observer 1.0% more
+/// (callgrind, `Benchmarks/instructions.sh`). `ownerBoundCount` keeps them: they cost nothing measurable there.
 ///
 /// A channel never keeps its center alive. When the center is deallocated, Foundation releases the bridge's block,
 /// and with it the ``BridgeRegistration`` that tells the registry to drop the channel and its observers.
@@ -30,7 +33,7 @@ class AnyChannel: @unchecked Sendable {
     @exclusivity(unchecked) var subscriptions: [AnySubscription] = []
     /// How many of `subscriptions` are owner-bound: only those can end without a `cancel()`, so only then is a sweep
     /// for dead owners worth its cost.
-    @exclusivity(unchecked) var ownerBoundCount = 0
+    var ownerBoundCount = 0
     /// Weak: the bridge's block owns it, so that it goes (and reports) when Foundation lets the block go. (The
     /// registration holds the channel strongly, and nothing holds the channel weakly.)
     weak var bridge: BridgeRegistration?

@@ -103,8 +103,9 @@ struct PlatformLock {
 /// lock itself lives at a stable heap address for the object's whole life.
 package final class Locked<State>: @unchecked Sendable {
     private let lock = PlatformLock.make()
-    /// Only touched inside `withLock`, so the runtime's exclusivity checks, which cannot see the lock and cost about
-    /// as much as the lock itself, are switched off.
+    /// Only touched inside `withLock`, so the runtime's exclusivity checks, which cannot see the lock, are switched
+    /// off: with them an observe-then-cancel cycle costs 16.3% more instructions (2,346 → 2,729; callgrind,
+    /// `Benchmarks/instructions.sh`).
     @exclusivity(unchecked) private var state: State
 
     package init(_ state: State) {
