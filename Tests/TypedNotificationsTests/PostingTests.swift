@@ -47,10 +47,22 @@ import TypedNotifications
         withExtendedLifetime(token) {}
     }
 
-    @Test func postWithoutObserversDoesNothing() {
+    @Test func postWithoutTypedObserversReachesPlainObserversAndReportsNothing() {
         let center = NotificationCenter()
-        CounterDidChange(count: 1).post(in: center)
-        AppDidBecomeActive.post((), in: center)
+        let plain = Counter()
+        let observer = center.addObserver(forName: CounterDidChange.notificationName, object: nil, queue: nil) { _ in
+            plain.increment()
+        }
+        let events = Recorded<NotificationDiagnostics.Event.Kind>()
+        let record: @Sendable (NotificationDiagnostics.Event) -> Void = { events.append($0.kind) }
+        NotificationDiagnostics.withHandler(record) {
+            CounterDidChange(count: 1).post(in: center)
+            AppDidBecomeActive.post((), in: center)
+        }
+        #expect(plain.count == 1, "the Foundation post is made even with no typed observer")
+        #expect(events.values.isEmpty, "nothing is reported unless asked for")
+        #expect(center.typedObservations.isEmpty, "posting registers nothing")
+        center.removeObserver(observer)
     }
 
     // MARK: - Synchronous delivery
