@@ -205,52 +205,117 @@ extension Notifiable {
             site: ObservationSite(fileID: file, line: line))
     }
 
-    /// Waits for the next post of this type and returns its payload.
+    /// Waits for the next post of this type whose payload satisfies `condition`, for at most `timeout` seconds, and
+    /// returns its payload.
     ///
-    /// Observation begins when the call starts running and ends when it returns. A post made by code that runs
-    /// concurrently, before this call starts waiting, is not seen: to be sure to catch it, make a sequence first with
-    /// ``notifications(from:in:bufferingPolicy:file:line:)`` and take its first element.
+    /// Observation begins when the call starts running and ends when it returns or throws. A post made by code that
+    /// runs concurrently, before this call starts waiting, is not seen: to be sure to catch it, make the sequence
+    /// first with ``notifications(from:in:bufferingPolicy:file:line:)``, then await its
+    /// ``NotificationSequence/next(where:timeout:)``, even later and in another task.
+    ///
+    /// - **Where the condition runs:** in the waiting task, once per post, in post order; posts it rejects are
+    ///   skipped.
+    /// - **When observation ends:** when a payload is returned, when the time limit passes
+    ///   (``NextNotificationError/timedOut(seconds:)``), when the task is cancelled (`CancellationError`), or when the
+    ///   center is deallocated (``NextNotificationError/observationEnded``).
     ///
     /// ```swift
-    /// struct CounterDidChange: Notifiable { let count: Int }
+    /// struct UploadDidFinish: Notifiable { let id: Int }
     ///
-    /// let center = NotificationCenter()
-    /// let waiter = Task { try await CounterDidChange.next(in: center) }
-    /// // … once the waiter is waiting, something posts:
-    /// CounterDidChange(count: 1).post(in: center)
+    /// func waitForUpload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
+    ///     try await UploadDidFinish.next(in: center, where: .matching { $0.id == id }, timeout: 30)
+    /// }
     /// ```
     ///
     /// - Parameters:
     ///   - sender: Only a post from this object counts; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
+    ///   - condition: Only a payload it accepts is returned; `nil` for the first post.
+    ///   - timeout: The most seconds to wait (a timer, not a sleeping thread); `nil` waits without a limit.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     /// - Returns: The payload of the first matching post.
-    /// - Throws: `CancellationError` if the task is cancelled first.
+    /// - Throws: ``NextNotificationError/timedOut(seconds:)`` at the time limit, `CancellationError` if the task is
+    ///   cancelled first, ``NextNotificationError/observationEnded`` if the center is deallocated first.
     public static func next(
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
+        where condition: NotificationCondition<Payload>? = nil,
+        timeout: TimeInterval? = nil,
         file: StaticString = #fileID,
         line: UInt = #line
     ) async throws -> Payload {
-        // Only the first payload counts: those the one-element buffer drops after it are not worth a report.
-        let first = center.notifications(
+        // Without a condition only the first payload counts, and those the one-element buffer drops after it are not
+        // worth a report. With one, every payload is kept until the condition has seen it.
+        let upcoming = center.notifications(
             of: Self.self,
             from: sender,
-            bufferingPolicy: .bufferingOldest(1),
+            bufferingPolicy: condition == nil ? .bufferingOldest(1) : .unbounded,
             reportsDrops: false,
             site: ObservationSite(fileID: file, line: line)
         )
-        for await payload in first {
-            return payload
+        return try await upcoming.next(where: condition, timeout: timeout)
+    }
+}
+
+extension NotificationSequence {
+    /// Waits for the next payload that satisfies `condition`, for at most `timeout` seconds, and returns it: the
+    /// second step of a race-free wait, whose first step (making the sequence) starts observing.
+    ///
+    /// Payloads that `condition` rejects are consumed and skipped. Like a `for await` loop, it takes part in the
+    /// sequence's single iteration: wait from one task at a time. Waiting ends the sequence when it throws: at the
+    /// time limit (``NextNotificationError/timedOut(seconds:)``), when the task is cancelled (`CancellationError`),
+    /// or when the observation has ended (``NextNotificationError/observationEnded``; its center was deallocated, or
+    /// an earlier wait or loop ended it). A payload that arrives as the time limit passes is returned, never lost.
+    ///
+    /// ```swift
+    /// struct UploadDidFinish: Notifiable { let id: Int }
+    ///
+    /// let center = NotificationCenter()
+    /// let finished = UploadDidFinish.notifications(in: center)   // observing from here on
+    /// UploadDidFinish(id: 7).post(in: center)                     // before anyone awaits: kept
+    /// let upload = try await finished.next(where: .matching { $0.id == 7 }, timeout: 5)
+    /// print(upload.id)                                            // prints "7"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - condition: Only a payload it accepts is returned; it runs in the waiting task. `nil` for the next payload.
+    ///   - timeout: The most seconds to wait, counted from this call (a timer, not a sleeping thread); `nil` waits
+    ///     without a limit.
+    /// - Returns: The first payload, buffered or posted later, that `condition` accepts.
+    public func next(
+        where condition: NotificationCondition<Element>? = nil,
+        timeout: TimeInterval? = nil
+    ) async throws -> Element {
+        lifetime.beginWaiting()
+        defer { lifetime.endWaiting() }
+        // Whoever sets it first decides: the timer (it then ends the sequence, so that the wait below returns) or
+        // the wait, which found a payload (the timer then does nothing).
+        let decided = AtomicWord.make()
+        let timer = timeout.map { seconds in
+            let timer = DispatchWorkItem { [lifetime] in
+                if decided.set() { lifetime.end() }
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Swift.max(0, seconds), execute: timer)
+            return timer
         }
-        throw CancellationError()
+        defer { timer?.cancel() }
+        var payloads = lifetime.stream.makeAsyncIterator()
+        while let payload = await payloads.next() {
+            if condition?.accepts(payload) ?? true {
+                _ = decided.set()
+                return payload
+            }
+        }
+        try Task.checkCancellation()
+        if let timeout, decided.isSet { throw NextNotificationError.timedOut(seconds: timeout) }
+        throw NextNotificationError.observationEnded
     }
 }
 
 extension NotificationCenter {
     /// The one path behind ``Notifiable/notifications(from:in:bufferingPolicy:file:line:)`` and
-    /// ``Notifiable/next(from:in:file:line:)``.
+    /// ``Notifiable/next(from:in:where:timeout:file:line:)``.
     ///
     /// - Parameter reportsDrops: Whether a payload a bounded buffer drops is reported (not for `next`).
     func notifications<Event: Notifiable>(

@@ -36,6 +36,54 @@ import XCTest
 import Combine
 #endif
 
+// MARK: - Sources/TypedNotifications/NextNotificationError.swift
+
+enum NextNotificationError_NextNotificationError_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["no upload finished within 0.01 seconds"])
+    }
+    static func example() async throws {
+        struct UploadDidFinish: Notifiable { let id: Int }
+
+        let center = NotificationCenter()
+        do {
+            _ = try await UploadDidFinish.next(in: center, timeout: 0.01)
+        } catch NextNotificationError.timedOut(let seconds) {
+            Out.print("no upload finished within", seconds, "seconds")  // prints "no upload finished within 0.01 seconds"
+        }
+        _ = center
+    }
+}
+
+enum NextNotificationError_description_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["Timed out after 2.0 seconds waiting for the next notification"])
+    }
+    static func example() async throws {
+        Out.print(NextNotificationError.timedOut(seconds: 2))  // prints "Timed out after 2.0 seconds waiting for the next notification"
+    }
+}
+
 // MARK: - Sources/TypedNotifications/Notifiable+Bridging.swift
 
 enum Notifiable_Bridging_typedPayloadKey_1 {
@@ -869,14 +917,39 @@ enum NotificationSequence_notifications_1 {
 
 enum NotificationSequence_next_3 {
     static func example() async throws {
-        struct CounterDidChange: Notifiable { let count: Int }
+        struct UploadDidFinish: Notifiable { let id: Int }
+
+        func waitForUpload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
+            try await UploadDidFinish.next(in: center, where: .matching { $0.id == id }, timeout: 30)
+        }
+    }
+}
+
+enum NotificationSequence_next_4 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["7"])
+    }
+    static func example() async throws {
+        struct UploadDidFinish: Notifiable { let id: Int }
 
         let center = NotificationCenter()
-        let waiter = Task { try await CounterDidChange.next(in: center) }
-        // … once the waiter is waiting, something posts:
-        CounterDidChange(count: 1).post(in: center)
+        let finished = UploadDidFinish.notifications(in: center)  // observing from here on
+        UploadDidFinish(id: 7).post(in: center)  // before anyone awaits: kept
+        let upload = try await finished.next(where: .matching { $0.id == 7 }, timeout: 5)
+        Out.print(upload.id)  // prints "7"
         _ = center
-        _ = waiter
+        _ = finished
+        _ = upload
     }
 }
 

@@ -109,6 +109,65 @@ import Testing
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
 
+    @Test func nextSkipsPayloadsTheConditionRejects() async throws {
+        let center = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center)
+        for count in 1...4 { CounterDidChange(count: count).post(in: center) }
+        #expect(try await changes.next(where: .matching { $0.count.isMultiple(of: 2) }) == CounterDidChange(count: 2))
+        // The rejected payload (1) is consumed; the one after the match (3) is still buffered.
+        #expect(try await changes.next() == CounterDidChange(count: 3))
+    }
+
+    @Test func aWaitSetUpFirstAndAwaitedInAnotherTaskMissesNothing() async throws {
+        let center = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center)  // step one: observing from here on
+        CounterDidChange(count: 1).post(in: center)  // made before anyone awaits
+        CounterDidChange(count: 7).post(in: center)
+        let waiter = Task { try await changes.next(where: .equals(CounterDidChange(count: 7)), timeout: 60) }
+        #expect(try await waiter.value == CounterDidChange(count: 7))
+    }
+
+    @Test func nextWithAConditionOnTheTypeReturnsTheFirstMatchingPost() async throws {
+        let center = NotificationCenter()
+        let waiter = Task { try await CounterDidChange.next(in: center, where: .matching { $0.count > 2 }) }
+        while ObserverRegistry.shared.registrationCounts(in: center).observers == 0 { await Task.yield() }
+        for count in 1...5 { CounterDidChange(count: count).post(in: center) }
+        #expect(try await waiter.value == CounterDidChange(count: 3))
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
+    @Test func nextThrowsTimedOutAtTheTimeLimitAndEndsTheObservation() async {
+        let center = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center)
+        await #expect(throws: NextNotificationError.timedOut(seconds: 0.01)) {
+            try await changes.next(where: .matching { $0.count > 100 }, timeout: 0.01)
+        }
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+        await #expect(throws: NextNotificationError.observationEnded) { try await changes.next() }
+    }
+
+    @Test func aBufferedPayloadIsReturnedEvenWithAZeroTimeLimit() async throws {
+        let center = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center)
+        CounterDidChange(count: 1).post(in: center)
+        #expect(try await changes.next(timeout: 0) == CounterDidChange(count: 1))
+    }
+
+    @Test func nextThrowsObservationEndedWhenTheCenterIsDeallocated() async {
+        var center: NotificationCenter? = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center!)
+        center = nil
+        await #expect(throws: NextNotificationError.observationEnded) { try await changes.next(timeout: 60) }
+    }
+
+    @Test func nextWithATimeLimitThrowsCancellationErrorWhenCancelled() async {
+        let center = NotificationCenter()
+        let waiting = Task { try await CounterDidChange.next(in: center, timeout: 60) }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
     @Test func sequenceIsSendableAcrossTasks() async {
         let center = NotificationCenter()
         let changes = CounterDidChange.notifications(in: center)

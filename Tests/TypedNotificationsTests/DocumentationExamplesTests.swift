@@ -350,6 +350,14 @@ enum LifetimesArticle {
         }
     }
 
+    static func waitForGrace() async throws {
+        let center = NotificationCenter()
+        let ready = UserDidLogIn.notifications(in: center)  // observing from here on
+        UserDidLogIn.post(User(name: "Grace"), in: center)
+        let grace = try await ready.next(where: .matching { $0.name == "Grace" }, timeout: 10)
+        print("logged in:", grace.name)  // prints "logged in: Grace"
+    }
+
     enum AppEvent: Notifiable {
         enum Lifecycle: Sendable {
             case open
@@ -847,6 +855,12 @@ where Self == NotificationCenter.BaseMessageIdentifier<MessageAPIArticle.Downloa
             Article.printed.reset()
             await Article.firstLogin()
             #expect(Article.printed.lines == ["first login: Ada"])
+        }
+
+        @Test func waitForGrace() async throws {
+            Article.printed.reset()
+            try await Article.waitForGrace()
+            #expect(Article.printed.lines == ["logged in: Grace"])
         }
 
         @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait

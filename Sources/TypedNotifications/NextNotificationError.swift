@@ -1,0 +1,39 @@
+public import Foundation
+
+/// Why a wait for the next notification ended without one.
+///
+/// Thrown by ``Notifiable/next(from:in:where:timeout:file:line:)`` and ``NotificationSequence/next(where:timeout:)``.
+/// A task cancelled while waiting throws `CancellationError` instead.
+///
+/// ```swift
+/// struct UploadDidFinish: Notifiable { let id: Int }
+///
+/// let center = NotificationCenter()
+/// do {
+///     _ = try await UploadDidFinish.next(in: center, timeout: 0.01)
+/// } catch NextNotificationError.timedOut(let seconds) {
+///     print("no upload finished within", seconds, "seconds")   // prints "no upload finished within 0.01 seconds"
+/// }
+/// ```
+public enum NextNotificationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The time limit passed first; `seconds` is the limit the wait was given.
+    ///
+    /// In seconds rather than as a `Duration`, which needs macOS 13 / iOS 16: the wait is available on every system
+    /// the package supports.
+    case timedOut(seconds: TimeInterval)
+    /// The observation ended first: its center was deallocated, or an earlier wait or `for await` loop over the same
+    /// sequence ended it.
+    case observationEnded
+
+    /// A sentence saying why the wait ended.
+    ///
+    /// ```swift
+    /// print(NextNotificationError.timedOut(seconds: 2))   // prints "Timed out after 2.0 seconds waiting for the next notification"
+    /// ```
+    public var description: String {
+        switch self {
+        case .timedOut(let seconds): "Timed out after \(seconds) seconds waiting for the next notification"
+        case .observationEnded: "The observation ended before the next notification arrived"
+        }
+    }
+}
