@@ -259,6 +259,8 @@ extension NotificationCenter {
     ///     handler, a task of its own).
     ///   - kind: How introspection lists it; by default from `executor` and `handler`.
     ///   - onEnd: Called when the observation ends without a `cancel()`: its center or owner went.
+    ///   - bufferUnderLock: For a sequence: buffers a payload without calling user code (see
+    ///     ``Subscription/replay(_:filter:cancellationsSeen:)``).
     @inlinable
     func register<Event: Notifiable>(
         _ subject: Event.Type,
@@ -268,12 +270,13 @@ extension NotificationCenter {
         handler: Handler<Event.Payload>,
         site: ObservationSite,
         kind: TypedObservation.Delivery? = nil,
-        onEnd: (@Sendable () -> Void)? = nil
+        onEnd: (@Sendable () -> Void)? = nil,
+        bufferUnderLock: (@Sendable (Event.Payload) -> Void)? = nil
     ) -> Subscription<Event> {
         // Mistakes that compile and never fire (a center as the sender filter, an owner in its `deinit`, a subclass
         // of a conforming class): reported in debug builds.
         NotificationDiagnostics.checkObservation(of: subject, sender: sender, owner: owner, in: self, site: site)
-        return ObserverRegistry.shared.add(subject, in: self, on: executor) { channel, target in
+        return ObserverRegistry.shared.add(subject, in: self, on: executor, senderFilter: sender) { channel, target in
             #if DEBUG
             channel.recordActivity()  // another observation: a token made before was kept
             #endif
@@ -285,7 +288,8 @@ extension NotificationCenter {
                 handler: handler,
                 site: site,
                 kind: kind ?? TypedObservation.Delivery(executor, handler),
-                onEnd: onEnd
+                onEnd: onEnd,
+                bufferUnderLock: bufferUnderLock
             )
         }
     }

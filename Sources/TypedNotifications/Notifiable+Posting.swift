@@ -86,7 +86,10 @@ extension NotificationCenter {
         #if DEBUG
         NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)  // `from: center` for `in: center`
         #endif
-        let route = ObserverRegistry.shared.route(subject, in: self)
+        var route = ObserverRegistry.shared.route(subject, in: self)
+        if route.keepsLatest {
+            route = ObserverRegistry.shared.keepLatest(payload, of: subject, from: sender, in: self)
+        }
         #if DEBUG
         DiscardedTokens.posted(to: route.snapshot.subscriptions)  // a token made before was used
         #endif
@@ -97,7 +100,8 @@ extension NotificationCenter {
                 sender: sender,
                 userInfo: subject.userInfo(for: payload),
                 subject: ObjectIdentifier(subject),
-                observed: !route.snapshot.subscriptions.isEmpty,
+                // A type that keeps its latest post has a bridge on this center, observers or not.
+                observed: route.keepsLatest || !route.snapshot.subscriptions.isEmpty,
                 in: self
             )
         }

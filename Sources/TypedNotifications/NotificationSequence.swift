@@ -92,7 +92,8 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         dropped: (@Sendable () -> Void)?,
         register: (
             _ yield: @escaping @Sendable (Element) -> Void,
-            _ finish: @escaping @Sendable () -> Void
+            _ finish: @escaping @Sendable () -> Void,
+            _ buffer: @escaping @Sendable (Element) -> Void
         ) -> AnySubscription
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: policy.streamPolicy)
@@ -100,7 +101,10 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
             { element in
                 if case .dropped = continuation.yield(element) { dropped?() }
             },
-            { continuation.finish() }
+            { continuation.finish() },
+            // The latest post, buffered as the sequence starts: nothing else is buffered yet, so nothing is dropped
+            // to report (but with a buffer of 0, the post itself).
+            { element in _ = continuation.yield(element) }
         )
         continuation.onTermination = { _ in observation.cancel() }
         lifetime = Lifetime(stream: stream, continuation: continuation, observation: observation)
@@ -332,7 +336,7 @@ extension NotificationCenter {
                 NotificationDiagnostics.report(.dropped, for: subject, name: subject.notificationName, in: self)
             }
         }
-        return NotificationSequence(policy: bufferingPolicy, dropped: dropped) { yield, finish in
+        return NotificationSequence(policy: bufferingPolicy, dropped: dropped) { yield, finish, buffer in
             // `finish` ends the sequence when the center goes (the observation then ends without a `cancel()`).
             register(
                 subject,
@@ -341,7 +345,8 @@ extension NotificationCenter {
                 handler: .payload(yield),
                 site: site,
                 kind: .sequence,
-                onEnd: finish
+                onEnd: finish,
+                bufferUnderLock: buffer
             )
         }
     }

@@ -36,6 +36,86 @@ import XCTest
 import Combine
 #endif
 
+// MARK: - Sources/TypedNotifications/LatestValueNotifiable.swift
+
+enum LatestValueNotifiable_LatestValueNotifiable_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["badge: 3", "badge: 4", "4"])
+    }
+    static func example() async throws {
+        struct UnreadCount: LatestValueNotifiable { let count: Int }
+
+        let center = NotificationCenter()
+        UnreadCount(count: 3).post(in: center)  // no observer yet: kept
+        let badge = UnreadCount.observe(in: center) { unread in
+            Out.print("badge:", unread.count)  // prints "badge: 3", then "badge: 4"
+        }
+        UnreadCount(count: 4).post(in: center)
+        Out.print(UnreadCount.latest(in: center)?.count ?? 0)  // prints "4"
+        _ = center
+        _ = badge
+    }
+}
+
+enum LatestValueNotifiable_latest_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["2"])
+    }
+    static func example() async throws {
+        struct UnreadCount: LatestValueNotifiable { let count: Int }
+
+        let center = NotificationCenter()
+        UnreadCount(count: 2).post(in: center)
+        Out.print(UnreadCount.latest(in: center)?.count ?? 0)  // prints "2"
+        _ = center
+    }
+}
+
+enum LatestValueNotifiable_clearLatest_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["true"])
+    }
+    static func example() async throws {
+        struct SessionRestored: LatestValueNotifiable { let user: String }
+
+        let center = NotificationCenter()
+        SessionRestored(user: "ada").post(in: center)
+        SessionRestored.clearLatest(in: center)  // signed out
+        Out.print(SessionRestored.latest(in: center) == nil)  // prints "true"
+        _ = center
+    }
+}
+
 // MARK: - Sources/TypedNotifications/NextNotificationError.swift
 
 enum NextNotificationError_NextNotificationError_1 {

@@ -34,6 +34,12 @@ class AnyChannel: @unchecked Sendable {
     /// How many of `subscriptions` are owner-bound: only those can end without a `cancel()`, so only then is a sweep
     /// for dead owners worth its cost.
     var ownerBoundCount = 0
+    /// Whether the channel keeps its type's latest post (a ``LatestValueNotifiable`` type): then it stays while its
+    /// center lives, observed or not, so that its bridge captures plain posts too.
+    let keepsLatest: Bool
+    /// The latest post, for a channel that ``keepsLatest``; read and written only under `ObserverRegistry`'s lock, and
+    /// released outside it.
+    var latest: LatestPost?
     /// Weak: the bridge's block owns it, so that it goes (and reports) when Foundation lets the block go. (The
     /// registration holds the channel strongly, and nothing holds the channel weakly.)
     weak var bridge: BridgeRegistration?
@@ -68,12 +74,19 @@ class AnyChannel: @unchecked Sendable {
     @usableFromInline
     let cancellations = AtomicWord.make()
 
-    init(center: NotificationCenter, name: Notification.Name, subject: ObjectIdentifier, subjectName: String) {
+    init(
+        center: NotificationCenter,
+        name: Notification.Name,
+        subject: ObjectIdentifier,
+        subjectName: String,
+        keepsLatest: Bool
+    ) {
         self.center = center
         centerID = ObjectIdentifier(center)
         self.name = name
         self.subject = subject
         self.subjectName = subjectName
+        self.keepsLatest = keepsLatest
         FoundationPublication.publish()
     }
 
@@ -107,7 +120,8 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
             center: center,
             name: name,
             subject: ObjectIdentifier(Event.self),
-            subjectName: String(reflecting: Event.self)
+            subjectName: String(reflecting: Event.self),
+            keepsLatest: Event.self is any LatestValueNotifiable.Type
         )
     }
 
@@ -130,8 +144,10 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
             return
         }
         if FoundationBridge.isOwnPost(notification, on: self) { return }
-        let snapshot = ObserverRegistry.shared.snapshot(of: self)
-        guard !snapshot.subscriptions.isEmpty else { return }
+        // A channel that keeps the latest post decodes every plain post, and takes its observers in the same step as
+        // it keeps the post (see `ObserverRegistry.keepLatest`); the others decode only a post that reaches observers.
+        let observers = keepsLatest ? nil : ObserverRegistry.shared.snapshot(of: self)
+        if let observers, observers.subscriptions.isEmpty { return }
         let sender = notification.object.map { $0 as AnyObject }
         let payload: Event.Payload
         do {
@@ -142,6 +158,7 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
             if let center {
                 NotificationDiagnostics.report(.decodingFailed(error), for: Event.self, name: name, in: center)
             }
+            let snapshot = observers ?? ObserverRegistry.shared.snapshot(of: self)
             for subscription in snapshot.subscriptions {
                 // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
                 unsafeDowncast(subscription, to: Subscription<Event>.self)
@@ -149,7 +166,27 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
             }
             return
         }
+        let snapshot = observers ?? ObserverRegistry.shared.keepLatest(LatestPost(payload, from: sender), on: self)
         // A plain post is never made on an actor that the compiler can name.
         snapshot.deliver(payload, of: Event.self, from: sender, isolation: nil)
+    }
+}
+
+/// The latest post of a ``LatestValueNotifiable`` type on one center: its payload and, weakly, its sender.
+///
+/// `@unchecked Sendable` because the payload is held as `Any` (it is the type's `Sendable` payload) and the sender
+/// need not be `Sendable`: it is only compared by identity, and handed to handlers that take the sender, as a post
+/// hands it. Both are set once, in `init`; the runtime reads and clears weak references atomically.
+final class LatestPost: @unchecked Sendable {
+    let payload: Any
+    /// Weak: keeping a post's latest value never keeps its sender alive.
+    weak var sender: AnyObject?
+    /// The sender's identity (`0` for none), compared under the registry's lock without loading ``sender``.
+    let senderID: UInt
+
+    init(_ payload: Any, from sender: AnyObject?) {
+        self.payload = payload
+        self.sender = sender
+        senderID = sender.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
     }
 }

@@ -40,11 +40,22 @@ final class DeliveryTarget: Sendable {
         let subscription: AnySubscription
         let payload: Any
         let sender: AnyObject?
+        /// For the latest post queued for a new observer that takes the sender: its sender is loaded on the target
+        /// (never under a lock), as a live post's is held.
+        var replayed: LatestPost? = nil
 
         /// On the target; the subscription checks that it is still active.
         func run() {
-            subscription.runQueued(payload, sender: sender)
+            subscription.runQueued(payload, sender: replayed?.sender ?? sender)
         }
+    }
+
+    /// What a post still has to do after queueing its entries: run them now, on the target's own actor, or schedule a
+    /// drain.
+    struct Queued {
+        /// The number of the last entry to run now, for a post made on the target's actor.
+        let runsThrough: UInt64?
+        let schedules: Bool
     }
 
     private struct State {
@@ -156,16 +167,26 @@ final class DeliveryTarget: Sendable {
             entries.append(Entry(subscription: observer, payload: boxed, sender: observer.takesSender ? sender : nil))
         }
         guard !entries.isEmpty else { return }
-        let isCurrent = isCurrent(isolation)
-        let (runsThrough, schedules): (UInt64?, Bool) = state.withLock { state in
+        finish(enqueue(entries, isCurrent: isCurrent(isolation)))
+    }
+
+    /// Queues `entries`, in one step; then the caller calls ``finish(_:)``, outside every lock. Takes only the target's
+    /// own lock, so the registry may call it under its lock, to queue the latest post for a new observer before any
+    /// post can queue anything for it.
+    func enqueue(_ entries: [Entry], isCurrent: Bool) -> Queued {
+        state.withLock { state in
             let runsNow = isCurrent && !state.isRunning && state.queue.count <= Self.batchLimit
             for entry in entries { state.append(entry) }
-            if runsNow { return (state.lastNumber, false) }
+            if runsNow { return Queued(runsThrough: state.lastNumber, schedules: false) }
             defer { state.isScheduled = true }
-            return (nil, !state.isScheduled)
+            return Queued(runsThrough: nil, schedules: !state.isScheduled)
         }
-        if schedules { schedule() }
-        if let last = runsThrough {
+    }
+
+    /// Runs what ``enqueue(_:isCurrent:)`` queued, now or by scheduling a drain; outside every lock.
+    func finish(_ queued: Queued) {
+        if queued.schedules { schedule() }
+        if let last = queued.runsThrough {
             while let entry = take(through: last) { entry.run() }
         }
     }

@@ -89,12 +89,21 @@ final class Mailbox<Item: Sendable>: Sendable {
     /// Queues `item` and, if no task is draining, starts one that hands items to `deliver` one at a time.
     @usableFromInline
     func enqueue(_ item: Item, deliver: @escaping @Sendable (Item) async -> Void) {
-        let startsTask = state.withLock { state in
+        if append(item) { startDraining(deliver) }
+    }
+
+    /// Queues `item`, and returns whether the caller must then call ``startDraining(_:)``, outside every lock. Takes
+    /// only the mailbox's own lock, so the registry may call it under its lock.
+    func append(_ item: Item) -> Bool {
+        state.withLock { state in
             state.queue.append(item)
             defer { state.isDraining = true }
             return !state.isDraining
         }
-        guard startsTask else { return }
+    }
+
+    /// Starts the task that hands the queued items to `deliver`, one at a time.
+    func startDraining(_ deliver: @escaping @Sendable (Item) async -> Void) {
         Task {
             while let item = self.take() { await deliver(item) }
         }

@@ -72,6 +72,10 @@ final class ObserverRegistry: Sendable {
         let name: Notification.Name
         @usableFromInline
         let snapshot: Snapshot
+        /// Whether the type keeps its latest post: then the post must be routed by ``keepLatest(_:of:from:in:)``,
+        /// which keeps it in the same step as it takes the observers.
+        @usableFromInline
+        var keepsLatest = false
     }
 
     /// What a registration that may have ended observers leaves to do once the lock is released.
@@ -101,6 +105,7 @@ final class ObserverRegistry: Sendable {
             cacheName(of: subject)
             return route(subject, in: center)
         }
+        if record.keepsLatest { return Route(name: record.name, snapshot: .empty, keepsLatest: true) }
         // Without the lock while the type has no channel on any center: most posts nobody observes typed.
         if record.channelCount.load() == 0 { return Route(name: record.name, snapshot: .empty) }
         return state.withLock { _ in
@@ -116,7 +121,11 @@ final class ObserverRegistry: Sendable {
         let name = subject.notificationName
         state.withLock { state in
             if state.types[ObjectIdentifier(subject)] == nil {
-                let record = TypeRecord(id: ObjectIdentifier(subject), name: name)
+                let record = TypeRecord(
+                    id: ObjectIdentifier(subject),
+                    name: name,
+                    keepsLatest: subject is any LatestValueNotifiable.Type
+                )
                 state.types[ObjectIdentifier(subject)] = record
                 TypeDirectory.insert(record)
             }
@@ -146,22 +155,97 @@ final class ObserverRegistry: Sendable {
 
     /// Registers a new observer, creating the channel (and its Foundation observer) for the first one.
     ///
-    /// A new channel is made and bridged to Foundation before the lock is taken, and only then published; if another
-    /// thread published one for the same type and center meanwhile, that one is used and the spare is unregistered.
-    /// So every published channel has its Foundation observer, and an observation has begun when this returns.
+    /// For a type that keeps its latest post, the new observer receives that post first, taken in the same step as it
+    /// is added: so it receives every post exactly once, either as the latest or live, never both (see
+    /// ``Subscription/replay(_:filter:cancellationsSeen:)``).
+    ///
+    /// - Parameter senderFilter: The observer's sender filter, which the caller holds.
     @usableFromInline
     func add<Event: Notifiable>(
         _ subject: Event.Type,
         in center: NotificationCenter,
         on executor: DeliveryTarget.Executor?,
+        senderFilter: AnyObject?,
         makeSubscription: (AnyChannel, DeliveryTarget?) -> Subscription<Event>
     ) -> Subscription<Event> {
+        let (subscription, replay, sweeps) = withChannel(of: subject, in: center) { state, channel in
+            let target = executor.map { state.useTarget($0, on: channel.centerID) }
+            let subscription = makeSubscription(channel, target)
+            channel.subscriptions.append(subscription)
+            if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
+            let replay = channel.latest.flatMap { latest in
+                subscription.replay(
+                    latest,
+                    filter: senderFilter,
+                    cancellationsSeen: channel.cancellations.loadRelaxed()
+                )
+            }
+            return (subscription, replay, channel.ownerBoundCount > 0)
+        }
+        replay?()
+        if sweeps { sweepEndedOwners(of: subscription.channel) }
+        return subscription
+    }
+
+    /// Makes `post` the latest of `subject` on `center` and takes the observers it reaches, in one step; for a typed
+    /// post. Makes the channel (and its Foundation observer, which then keeps plain posts too) for the first.
+    @usableFromInline
+    func keepLatest<Event: Notifiable>(
+        _ payload: Event.Payload,
+        of subject: Event.Type,
+        from sender: AnyObject?,
+        in center: NotificationCenter
+    ) -> Route {
+        let post = LatestPost(payload, from: sender)
+        let (route, replaced): (Route, LatestPost?) = withChannel(of: subject, in: center) { _, channel in
+            defer { channel.latest = post }
+            let route = Route(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
+            return (route, channel.latest)
+        }
+        withExtendedLifetime(replaced) {}  // released here, outside the lock: it may hold the last reference
+        return route
+    }
+
+    /// Makes `post` the latest of `channel`'s type and takes the observers it reaches, in one step; for a plain post.
+    func keepLatest(_ post: LatestPost, on channel: AnyChannel) -> Snapshot {
+        let (snapshot, replaced): (Snapshot, LatestPost?) = state.withLock { _ in
+            defer { channel.latest = post }
+            return (Self.snapshot(of: channel), channel.latest)
+        }
+        withExtendedLifetime(replaced) {}
+        return snapshot
+    }
+
+    /// The latest post of `subject` on `center`, if it keeps one.
+    func latest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> LatestPost? {
+        state.withLock { state in state.types[ObjectIdentifier(subject)]?.channel(in: center)?.latest }
+    }
+
+    /// Forgets the latest post of `subject` on `center`; it is released after the lock.
+    func clearLatest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) {
+        let cleared: LatestPost? = state.withLock { state in
+            guard let channel = state.types[ObjectIdentifier(subject)]?.channel(in: center) else { return nil }
+            defer { channel.latest = nil }
+            return channel.latest
+        }
+        withExtendedLifetime(cleared) {}
+    }
+
+    /// Runs `body` under the lock with `subject`'s channel on `center`, making the channel first if there is none.
+    ///
+    /// A new channel is made and bridged to Foundation before the lock is taken, and only then published; if another
+    /// thread published one for the same type and center meanwhile, that one is used and the spare is unregistered.
+    /// So every published channel has its Foundation observer, and an observation has begun when `add` returns.
+    private func withChannel<Event: Notifiable, Result>(
+        of subject: Event.Type,
+        in center: NotificationCenter,
+        _ body: (inout State, AnyChannel) -> Result
+    ) -> Result {
         let typeID = ObjectIdentifier(subject)
-        // Non-generic, so that nothing here needs a generic type's metadata at run time.
         var spare: AnyChannel?
         while true {
             var cleanup = Cleanup()
-            let outcome: AddOutcome = state.withLock { state in
+            let outcome: ChannelOutcome<Result> = state.withLock { state in
                 guard let entry = state.types[typeID] else { return .needsName }
                 let channel: AnyChannel
                 if let existing = entry.channel(in: center) {
@@ -173,21 +257,15 @@ final class ObserverRegistry: Sendable {
                 } else {
                     return .needsChannel(entry.name)
                 }
-                let target = executor.map { state.useTarget($0, on: channel.centerID) }
-                let subscription = makeSubscription(channel, target)
-                channel.subscriptions.append(subscription)
-                if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
-                return .added(subscription, sweeps: channel.ownerBoundCount > 0)
+                return .found(body(&state, channel))
             }
-            if let unused = spare, case .added = outcome, let bridge = unused.bridge {
+            if let unused = spare, case .found = outcome, let bridge = unused.bridge {
                 cleanup.bridge = (bridge, unused)
             }
             cleanup.run()
             switch outcome {
-            case .added(let subscription, let sweeps):
-                if sweeps { sweepEndedOwners(of: subscription.channel) }
-                // Safe: `makeSubscription` made it.
-                return unsafeDowncast(subscription, to: Subscription<Event>.self)
+            case .found(let result):
+                return result
             case .needsName:
                 cacheName(of: subject)
             case .needsChannel(let name):
@@ -199,8 +277,8 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    private enum AddOutcome {
-        case added(AnySubscription, sweeps: Bool)
+    private enum ChannelOutcome<Result> {
+        case found(Result)
         case needsName
         case needsChannel(Notification.Name)
     }
@@ -248,8 +326,11 @@ final class ObserverRegistry: Sendable {
         }
     }
 
+    /// Drops a channel without observers, unless it keeps its type's latest post: that one stays while its center
+    /// lives.
     private static func dropIfEmpty(_ channel: AnyChannel, from state: inout State, into cleanup: inout Cleanup) {
-        guard channel.subscriptions.isEmpty, state.types[channel.subject]?.remove(channel) == true else { return }
+        guard channel.subscriptions.isEmpty, !channel.keepsLatest, state.types[channel.subject]?.remove(channel) == true
+        else { return }
         if let bridge = channel.bridge { cleanup.bridge = (bridge, channel) }
         channel.bridge = nil
     }
@@ -257,8 +338,8 @@ final class ObserverRegistry: Sendable {
     /// Drops `channel` and releases its observers, if it is still registered: Foundation let its bridge go without
     /// the package removing it, so its center is being deallocated. Called by ``BridgeRegistration``'s `deinit`.
     func bridgeEnded(_ channel: AnyChannel) {
-        let ended: [AnySubscription] = state.withLock { state in
-            guard state.types[channel.subject]?.remove(channel) == true else { return [] }
+        let (ended, latest): ([AnySubscription], LatestPost?) = state.withLock { state in
+            guard state.types[channel.subject]?.remove(channel) == true else { return ([], nil) }
             for subscription in channel.subscriptions {
                 Self.end(subscription)
                 if let target = subscription.target { state.releaseTarget(target) }
@@ -267,11 +348,14 @@ final class ObserverRegistry: Sendable {
                 channel.subscriptions = []
                 channel.ownerBoundCount = 0
                 channel.bridge = nil
+                channel.latest = nil
             }
-            return channel.subscriptions
+            return (channel.subscriptions, channel.latest)
         }
-        // Outside the lock: a sequence finishes here, and releasing an observer can run any deinitialiser.
+        // Outside the lock: a sequence finishes here, and releasing an observer or the latest post can run any
+        // deinitialiser.
         for subscription in ended { subscription.didEnd() }
+        withExtendedLifetime(latest) {}
     }
 
     // MARK: - Introspection, for tests
@@ -315,7 +399,7 @@ final class ObserverRegistry: Sendable {
     func registrationCounts(in center: NotificationCenter) -> (observers: Int, foundationObservers: Int) {
         let channels = sweepChannels(of: center)
         return state.withLock { _ in
-            let live = channels.filter { !$0.subscriptions.isEmpty }
+            let live = channels.filter { !$0.subscriptions.isEmpty || $0.keepsLatest }
             return (live.reduce(0) { $0 + $1.subscriptions.count }, live.count)
         }
     }

@@ -181,13 +181,23 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         /// Called when the registry ends the observation without a `cancel()`.
         @usableFromInline
         let onEnd: (@Sendable () -> Void)?
+        /// For a sequence: buffers the latest post for it, under the registry's lock (see
+        /// ``Subscription/replay(_:filter:cancellationsSeen:)``).
+        @usableFromInline
+        let bufferUnderLock: (@Sendable (Event.Payload) -> Void)?
 
         @usableFromInline
-        init(handler: Handler<Event.Payload>, owner: AnyObject?, onEnd: (@Sendable () -> Void)?) {
+        init(
+            handler: Handler<Event.Payload>,
+            owner: AnyObject?,
+            onEnd: (@Sendable () -> Void)?,
+            bufferUnderLock: (@Sendable (Event.Payload) -> Void)?
+        ) {
             self.owner = owner
             self.handler = handler
             if case .async = handler { mailbox = Mailbox() } else { mailbox = nil }
             self.onEnd = onEnd
+            self.bufferUnderLock = bufferUnderLock
         }
     }
 
@@ -202,14 +212,15 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         handler: Handler<Event.Payload>,
         site: ObservationSite,
         kind: TypedObservation.Delivery,
-        onEnd: (@Sendable () -> Void)? = nil
+        onEnd: (@Sendable () -> Void)? = nil,
+        bufferUnderLock: (@Sendable (Event.Payload) -> Void)? = nil
     ) {
         if case .payload(let handler) = handler, target == nil, owner == nil, onEnd == nil {
             direct = handler
             rest = nil
         } else {
             direct = { _ in }
-            rest = Rest(handler: handler, owner: owner, onEnd: onEnd)
+            rest = Rest(handler: handler, owner: owner, onEnd: onEnd, bufferUnderLock: bufferUnderLock)
         }
         super.init(
             channel: channel,
@@ -325,6 +336,41 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         guard mayRunOnTarget() else { return }
         // Safe: the target queued a `Payload` for this subscription (see `DeliveryTarget.dispatch`).
         run(payload as! Payload, sender: sender)
+    }
+
+    /// Hands the latest post of its type to this new observer, first: called by the registry under its lock, in the
+    /// step that adds the observer, so that no post can reach the observer before it and none is both the latest and
+    /// delivered live (a post takes the same lock to become the latest and to find its observers).
+    ///
+    /// What has a queue of its own (a target, the mailbox of an `async` handler, a sequence's buffer) gets the post
+    /// queued here, ahead of any live post; a handler on the posting thread is called by the returned closure, which the
+    /// registry runs after the lock, on the observing thread. Only the package's own locks are taken here.
+    ///
+    /// - Parameter filter: The sender filter, which the caller holds: the latest post's sender is loaded only when it
+    ///   has the filter's identity, and is then the filter itself (or `nil`, if the sender died and the filter took its
+    ///   address), so that the load cannot release the last reference under the lock.
+    /// - Returns: What to run after the lock, if anything.
+    func replay(_ latest: LatestPost, filter: AnyObject?, cancellationsSeen count: UInt64) -> (() -> Void)? {
+        if let filter {
+            guard latest.senderID == senderID, latest.sender === filter else { return nil }
+        }
+        // Safe: the channel keeps only posts of its own type (see `ObserverRegistry.keepLatest`).
+        let payload = latest.payload as! Payload
+        if let target {
+            let entry = DeliveryTarget.Entry(
+                subscription: self, payload: payload, sender: nil, replayed: takesSender ? latest : nil)
+            let queued = target.enqueue([entry], isCurrent: target.isCurrent(nil))
+            return { target.finish(queued) }
+        }
+        if let mailbox {
+            guard mailbox.append(payload) else { return nil }
+            return { mailbox.startDraining { [self] payload in await runAsync(payload) } }
+        }
+        if let buffer = rest?.bufferUnderLock {
+            buffer(payload)
+            return nil
+        }
+        return { [self] in deliver(payload, from: latest.sender, cancellationsSeen: count) }
     }
 
     private func runAsync(_ payload: Payload) async {

@@ -14,10 +14,14 @@ final class TypeRecord: @unchecked Sendable {
     let name: Notification.Name
     @exclusivity(unchecked) private(set) var channels: [AnyChannel] = []
     let channelCount = AtomicWord.make()
+    /// Whether the type is a ``LatestValueNotifiable``: its posts then always take the registry's lock, to keep the
+    /// latest post.
+    let keepsLatest: Bool
 
-    init(id: ObjectIdentifier, name: Notification.Name) {
+    init(id: ObjectIdentifier, name: Notification.Name, keepsLatest: Bool) {
         self.id = id
         self.name = name
+        self.keepsLatest = keepsLatest
     }
 
     /// The channel of `center`, never a dead center's at the same address: only under the registry's lock, with
