@@ -28,22 +28,29 @@ extension Notifiable where Payload == Self {
     /// - Parameters:
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
     ///   - center: The center to post through; `.default` unless given.
+    ///   - coalescing: To coalesce a burst of posts into one, delivered later (see ``NotificationCoalescing``); `nil`
+    ///     (the default) delivers this post now.
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
     ///     during the post. Leave the default.
     @inlinable
     public func post(
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
+        coalescing: NotificationCoalescing<Self>? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) {
-        center.deliver(self, as: Self.self, from: sender, isolation: isolation)
+        if let coalescing {
+            center.coalesce(self, as: Self.self, from: sender, coalescing: coalescing, isolation: isolation)
+        } else {
+            center.deliver(self, as: Self.self, from: sender, isolation: isolation)
+        }
     }
 }
 
 extension Notifiable {
     /// Posts `payload` to the observers of this type: for a type whose ``Payload`` is not the type itself.
     ///
-    /// Observers run as for ``post(from:in:isolation:)``. For a type with no payload (`Payload == Void`), post `()`;
+    /// Observers run as for ``post(from:in:coalescing:isolation:)``. For a type with no payload (`Payload == Void`), post `()`;
     /// a type that carries nothing is simpler as an empty struct posted with `post()`.
     ///
     /// ```swift
@@ -60,6 +67,8 @@ extension Notifiable {
     ///   - payload: What observers receive.
     ///   - sender: The object posting it; observers filtering by sender compare it by identity.
     ///   - center: The center to post through; `.default` unless given.
+    ///   - coalescing: To coalesce a burst of posts into one, delivered later (see ``NotificationCoalescing``); `nil`
+    ///     (the default) delivers this post now.
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
     ///     during the post. Leave the default.
     @inlinable
@@ -67,13 +76,34 @@ extension Notifiable {
         _ payload: Payload,
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
+        coalescing: NotificationCoalescing<Payload>? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) {
-        center.deliver(payload, as: Self.self, from: sender, isolation: isolation)
+        if let coalescing {
+            center.coalesce(payload, as: Self.self, from: sender, coalescing: coalescing, isolation: isolation)
+        } else {
+            center.deliver(payload, as: Self.self, from: sender, isolation: isolation)
+        }
     }
 }
 
 extension NotificationCenter {
+    /// A coalesced post: it joins its burst, which ``deliver(_:as:from:isolation:)`` posts at its end (see
+    /// ``NotificationCoalescing``).
+    @usableFromInline
+    func coalesce<Event: Notifiable>(
+        _ payload: Event.Payload,
+        as subject: Event.Type,
+        from sender: AnyObject?,
+        coalescing: NotificationCoalescing<Event.Payload>,
+        isolation: (any Actor)?
+    ) {
+        #if DEBUG
+        NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)
+        #endif
+        Coalescer.post(payload, as: subject, from: sender, in: self, coalescing: coalescing, isolation: isolation)
+    }
+
     /// The one posting path: delivers to the typed observers, then posts through Foundation for plain observers
     /// (unless the type is typed-only), then reports if diagnostics ask.
     @inlinable

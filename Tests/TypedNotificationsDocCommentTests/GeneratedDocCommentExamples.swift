@@ -640,6 +640,58 @@ enum NotificationCenter_Introspection_typedRegistrationCounts_1 {
     }
 }
 
+// MARK: - Sources/TypedNotifications/NotificationCoalescing.swift
+
+enum NotificationCoalescing_NotificationCoalescing_1 {
+    static func example() async throws {
+        struct RowsDidChange: Notifiable { let changed: Set<Int> }
+
+        @MainActor func reloadRows(in center: NotificationCenter) {
+            for row in 0..<200 {
+                RowsDidChange(changed: [row % 3]).post(in: center, coalescing: .nextTurn)
+            }
+            // Observers receive one post, at the main actor's next turn: RowsDidChange(changed: [1])
+        }
+
+        let center = NotificationCenter()
+        RowsDidChange(changed: [7]).post(
+            in: center,
+            coalescing: .within(0.1).merging { RowsDidChange(changed: $0.changed.union($1.changed)) }
+        )
+        _ = center
+    }
+}
+
+enum NotificationCoalescing_nextTurn_1 {
+    static func example() async throws {
+        struct CartDidChange: Notifiable { let itemCount: Int }
+        CartDidChange(itemCount: 3).post(coalescing: .nextTurn)
+    }
+}
+
+enum NotificationCoalescing_within_1 {
+    static func example() async throws {
+        struct SearchTextDidChange: Notifiable { let text: String }
+        SearchTextDidChange(text: "swi").post(coalescing: .within(0.3))
+    }
+}
+
+enum NotificationCoalescing_merging_1 {
+    static func example() async throws {
+        struct MessagesDidArrive: Notifiable { let count: Int }
+        MessagesDidArrive(count: 1).post(
+            coalescing: .nextTurn.merging { MessagesDidArrive(count: $0.count + $1.count) }
+        )
+    }
+}
+
+enum NotificationCoalescing_acrossSenders_1 {
+    static func example() async throws {
+        struct DownloadDidProgress: Notifiable { let fraction: Double }
+        DownloadDidProgress(fraction: 0.5).post(coalescing: .nextTurn.acrossSenders)
+    }
+}
+
 // MARK: - Sources/TypedNotifications/NotificationCondition.swift
 
 enum NotificationCondition_NotificationCondition_1 {

@@ -1,0 +1,101 @@
+public import Foundation
+
+/// How a burst of posts is coalesced into one: the `coalescing:` argument of `post`.
+///
+/// A coalesced post is not delivered when it is made. It starts a *burst* (or joins the burst in progress) of posts of
+/// its type on its center, from its sender; at the burst's end, the burst is delivered as **one post**, with the
+/// latest payload (or the payloads merged, with ``merging(_:)``), to every typed observer and, through Foundation, to
+/// plain observers. So a model that changes 200 times in a loop costs each observer one call, not 200.
+///
+/// - **When a burst ends:** with ``nextTurn``, at the next turn of the actor the burst began on: the main actor's next
+///   job for a burst begun on the main actor, the actor's next job for one begun on another actor. So the posts that
+///   one job makes form one burst. Nonisolated code has no turns: there a burst ends as soon as a task on the global
+///   executor picks it up, possibly while the posts go on, so use ``within(_:)`` there. With ``within(_:)``, a burst
+///   ends that many seconds after its first post (a timer; no thread sleeps, no run loop is needed). Posting never
+///   blocks.
+/// - **Where the burst is delivered:** it is posted at its end, on that context, as if by `post` there: observers on
+///   the posting thread run there, observers isolated to that actor run during it, others have it queued, and plain
+///   observers receive one Foundation post on that thread.
+/// - **Order:** exactly as if the burst's payload were posted once, at the burst's end. Uncoalesced posts are
+///   delivered when they are made, so an observer receives those made before the burst ends before the burst, and
+///   those made after, after it (on one queue or actor, in that order).
+/// - **Senders:** posts from different senders are different bursts (as `NotificationQueue`'s default coalescing
+///   mask), so that sender filters still see every sender's latest post; ``acrossSenders`` makes one burst of them,
+///   delivered with the latest sender. A burst keeps its center and sender alive until it is delivered.
+///
+/// ```swift
+/// struct RowsDidChange: Notifiable { let changed: Set<Int> }
+///
+/// @MainActor func reloadRows(in center: NotificationCenter) {
+///     for row in 0..<200 {
+///         RowsDidChange(changed: [row % 3]).post(in: center, coalescing: .nextTurn)
+///     }
+///     // Observers receive one post, at the main actor's next turn: RowsDidChange(changed: [1])
+/// }
+///
+/// let center = NotificationCenter()
+/// RowsDidChange(changed: [7]).post(
+///     in: center,
+///     coalescing: .within(0.1).merging { RowsDidChange(changed: $0.changed.union($1.changed)) }
+/// )
+/// ```
+public struct NotificationCoalescing<Payload: Sendable>: Sendable {
+    enum End: Sendable {
+        case nextTurn
+        case after(TimeInterval)
+    }
+
+    let end: End
+    let spansSenders: Bool
+    let merge: (@Sendable (Payload, Payload) -> Payload)?
+
+    /// Coalesces the posts made until the next turn of the context the burst began on (see above).
+    ///
+    /// ```swift
+    /// struct CartDidChange: Notifiable { let itemCount: Int }
+    /// CartDidChange(itemCount: 3).post(coalescing: .nextTurn)
+    /// ```
+    public static var nextTurn: Self {
+        Self(end: .nextTurn, spansSenders: false, merge: nil)
+    }
+
+    /// Coalesces the posts made within `seconds` of the burst's first post.
+    ///
+    /// ```swift
+    /// struct SearchTextDidChange: Notifiable { let text: String }
+    /// SearchTextDidChange(text: "swi").post(coalescing: .within(0.3))
+    /// ```
+    ///
+    /// - Parameter seconds: How long a burst lasts, from its first post; measured by a timer.
+    public static func within(_ seconds: TimeInterval) -> Self {
+        Self(end: .after(Swift.max(0, seconds)), spansSenders: false, merge: nil)
+    }
+
+    /// The same coalescing, delivering the burst's payloads combined by `merge` (in post order: `merge(earlier, later)`)
+    /// instead of its latest payload: to count the posts, or to collect what they carry.
+    ///
+    /// `merge` runs at the burst's end, on its context, outside the package's locks; the burst keeps its payloads until
+    /// then.
+    ///
+    /// ```swift
+    /// struct MessagesDidArrive: Notifiable { let count: Int }
+    /// MessagesDidArrive(count: 1).post(
+    ///     coalescing: .nextTurn.merging { MessagesDidArrive(count: $0.count + $1.count) }
+    /// )
+    /// ```
+    ///
+    /// - Parameter merge: Combines two payloads of the burst, earlier first.
+    public func merging(_ merge: @escaping @Sendable (_ earlier: Payload, _ later: Payload) -> Payload) -> Self {
+        Self(end: end, spansSenders: spansSenders, merge: merge)
+    }
+
+    /// The same coalescing, with the posts of every sender in one burst, delivered with the latest post's sender.
+    ///
+    /// ```swift
+    /// struct DownloadDidProgress: Notifiable { let fraction: Double }
+    /// DownloadDidProgress(fraction: 0.5).post(coalescing: .nextTurn.acrossSenders)
+    /// ```
+    public var acrossSenders: Self {
+        Self(end: end, spansSenders: true, merge: merge)
+    }
+}

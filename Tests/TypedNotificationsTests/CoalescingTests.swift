@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+@testable import TypedNotifications
+
+// Coalesced posts (`post(coalescing:)`): a burst reaches each observer once, at its end, with the latest payload or
+// the payloads merged. Bursts are made on an actor (the main actor, mostly), whose next turn ends them: the burst is
+// then exactly the posts of one job, whatever the machine's speed. Concurrent bursts are in `TypedNotificationsReliabilityTests/CoalescingTortureTests`.
+
+struct RowsDidChange: Notifiable, Equatable {
+    let rows: [Int]
+}
+
+@Suite struct CoalescingTests {
+    /// An actor that changes its model 200 times in one job.
+    actor Model {
+        func change(in center: NotificationCenter) {
+            for row in 0..<200 { RowsDidChange(rows: [row]).post(in: center, coalescing: .nextTurn) }
+        }
+    }
+
+    @Test func aBurstOnAnActorReachesEachObserverOnceAtTheActorsNextTurn() async {
+        let center = NotificationCenter()
+        let received = Recorded<[Int]>()
+        let plain = Recorded<Int>()
+        let done = Signal()
+        let token = RowsDidChange.observe(in: center) { change in
+            received.append(change.rows)
+            done.fire()
+        }
+        let plainObserver = center.addObserver(forName: RowsDidChange.notificationName, object: nil, queue: nil) {
+            notification in
+            plain.append((notification.userInfo?[Notification.typedPayloadKey] as? RowsDidChange)?.rows.first ?? -1)
+        }
+        await Model().change(in: center)
+        await done.wait()
+        #expect(received.values == [[199]])
+        #expect(plain.values == [199])  // one Foundation post for the burst
+        center.removeObserver(plainObserver)
+        withExtendedLifetime(token) {}
+    }
+
+    /// In nonisolated code, a burst ends as soon as a task picks it up: every post is in exactly one burst, and the
+    /// last burst delivers the last post.
+    @Test func nonisolatedBurstsAccountForEveryPostOnce() async {
+        let center = NotificationCenter()
+        let received = Recorded<[Int]>()
+        let done = Signal()
+        let token = RowsDidChange.observe(in: center) { change in
+            received.append(change.rows)
+            if change.rows.last == 199 { done.fire() }
+        }
+        let merged = NotificationCoalescing<RowsDidChange>.nextTurn.merging { RowsDidChange(rows: $0.rows + $1.rows) }
+        for row in 0..<200 { RowsDidChange(rows: [row]).post(in: center, coalescing: merged) }
+        await done.wait()
+        #expect(received.values.flatMap { $0 } == Array(0..<200))
+        withExtendedLifetime(token) {}
+    }
+
+    @Test @MainActor func aBurstOnTheMainActorEndsAtItsNextTurnAndReachesMainActorObserversThere() async {
+        let center = NotificationCenter()
+        let received = Recorded<[Int]>()
+        let done = Signal()
+        let token = RowsDidChange.observeOnMainActor(in: center) { change in
+            MainActor.assertIsolated()
+            received.append(change.rows)
+            done.fire()
+        }
+        for row in 0..<200 { RowsDidChange(rows: [row]).post(in: center, coalescing: .nextTurn) }
+        #expect(received.values.isEmpty)
+        await done.wait()
+        #expect(received.values == [[199]])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test @MainActor func mergingCombinesTheBurstsPayloadsInPostOrder() async {
+        let center = NotificationCenter()
+        let received = Recorded<[Int]>()
+        let done = Signal()
+        let token = RowsDidChange.observe(in: center) { change in
+            received.append(change.rows)
+            done.fire()
+        }
+        let merged = NotificationCoalescing<RowsDidChange>.nextTurn.merging { RowsDidChange(rows: $0.rows + $1.rows) }
+        for row in 0..<5 { RowsDidChange(rows: [row]).post(in: center, coalescing: merged) }
+        await done.wait()
+        #expect(received.values == [[0, 1, 2, 3, 4]])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test @MainActor func postsFromDifferentSendersAreDifferentBurstsUnlessTheBurstSpansSenders() async {
+        let center = NotificationCenter()
+        let left = Sender()
+        let right = Sender()
+        let perSender = Recorded<Int>()
+        let bothDone = Counter()
+        let done = Signal()
+        let token = RowsDidChange.observe(in: center) { sender, change in
+            perSender.append(change.rows[0] + (sender === left ? 0 : 100))
+            bothDone.increment()
+            if bothDone.count == 3 { done.fire() }
+        }
+        for row in 0..<3 {
+            RowsDidChange(rows: [row]).post(from: left, in: center, coalescing: .nextTurn)
+            RowsDidChange(rows: [row]).post(from: right, in: center, coalescing: .nextTurn)
+        }
+        let spanning = NotificationCoalescing<RowsDidChange>.nextTurn.acrossSenders
+        RowsDidChange(rows: [7]).post(from: left, in: center, coalescing: spanning)
+        RowsDidChange(rows: [8]).post(from: right, in: center, coalescing: spanning)
+        await done.wait()
+        // One burst per sender (latest 2 from each), and one across senders (latest 8, from `right`).
+        #expect(perSender.values.sorted() == [2, 102, 108])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test @MainActor func uncoalescedPostsMadeDuringABurstAreDeliveredBeforeIt() async {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "CoalescingTests")
+        let received = Recorded<[Int]>()
+        let done = Signal()
+        let token = RowsDidChange.observe(in: center, delivery: .async(on: queue)) { change in
+            received.append(change.rows)
+            if change.rows == [3] { done.fire() }
+        }
+        RowsDidChange(rows: [1]).post(in: center, coalescing: .nextTurn)
+        RowsDidChange(rows: [10]).post(in: center)
+        RowsDidChange(rows: [3]).post(in: center, coalescing: .nextTurn)
+        RowsDidChange(rows: [11]).post(in: center)
+        await done.wait()
+        #expect(received.values == [[10], [11], [3]])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test @MainActor func aBurstWithATimeLimitIsDeliveredOnceAndTheNextPostStartsANewBurst() async {
+        let center = NotificationCenter()
+        let received = Recorded<[Int]>()
+        let first = Signal()
+        let second = Signal()
+        let token = RowsDidChange.observe(in: center) { change in
+            received.append(change.rows)
+            (change.rows == [2] ? first : second).fire()
+        }
+        for row in 0...2 { RowsDidChange(rows: [row]).post(in: center, coalescing: .within(0.02)) }
+        await first.wait()
+        RowsDidChange(rows: [5]).post(in: center, coalescing: .within(0.02))
+        await second.wait()
+        #expect(received.values == [[2], [5]])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aLatestValueTypeKeepsTheBurstAsItsLatestPost() async {
+        let center = NotificationCenter()
+        let done = Signal()
+        let token = UnreadCount.observe(in: center) { unread in if unread.count == 9 { done.fire() } }
+        for count in 1...9 { UnreadCount(count: count).post(in: center, coalescing: .nextTurn) }
+        await done.wait()
+        #expect(UnreadCount.latest(in: center) == UnreadCount(count: 9))
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aBurstKeepsItsCenterAliveUntilItIsDelivered() async {
+        var center: NotificationCenter? = NotificationCenter()
+        weak let released = center
+        let done = Signal()
+        let token = RowsDidChange.observe(in: center!) { _ in done.fire() }
+        RowsDidChange(rows: [1]).post(in: center!, coalescing: .nextTurn)
+        center = nil
+        await done.wait()
+        withExtendedLifetime(token) {}
+        _ = consume token
+        #expect(released == nil)
+    }
+}
