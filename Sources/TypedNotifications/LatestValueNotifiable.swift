@@ -13,9 +13,10 @@ public import Foundation
 ///   sender filter accepts the latest sender), then every later post, exactly once: a post is either the latest value
 ///   an observation starts with or delivered to it live, never both and never neither, whatever threads post and
 ///   observe meanwhile. A handler on a queue or an actor, an `async` handler and a sequence receive the latest payload
-///   before any live post. A handler on the posting thread receives it on the observing thread before `observe`
-///   returns; a post made meanwhile on another thread may reach it first, as any two posts from different threads may.
-///   The Combine publisher's subscriber receives it on subscribing.
+///   before any live post; a main-actor handler observed on the main thread of an Apple platform, before
+///   `observeOnMainActor` returns. A handler on the posting thread receives it on the observing thread before
+///   `observe` returns; a post made meanwhile on another thread may reach it first, as any two posts from different
+///   threads may. The Combine publisher's subscriber receives it on subscribing, once it has demand.
 /// - **Reading and clearing:** ``latest(in:)`` reads it; ``clearLatest(in:)`` forgets it (and releases it), so that
 ///   observations made after start with nothing. A center's death releases it too, and a new center at the same
 ///   address never sees it.

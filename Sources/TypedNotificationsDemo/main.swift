@@ -186,6 +186,57 @@ let reader = Task {
 for count in 1...3 { CounterDidChange(count: count).post(in: center) }
 print("the loop received \(await reader.value)")
 
+// MARK: - Latest values
+
+section("Latest values: a screen that appears late shows the current count")
+
+struct UnreadCount: LatestValueNotifiable {
+    let count: Int
+}
+
+UnreadCount(count: 3).post(in: center)  // no observer yet: the center keeps it
+print("latest unread count, read directly: \(UnreadCount.latest(in: center)?.count ?? 0)")
+let badge = UnreadCount.observe(in: center) { unread in print("badge shows \(unread.count)") }  // 3, at once
+UnreadCount(count: 4).post(in: center)  // then every later post
+badge.cancel()
+
+// MARK: - Coalescing
+
+section("Coalescing: 200 posts in one main-actor job reach observers once, at its next turn")
+
+struct RowsDidChange: Notifiable {
+    let rows: Set<Int>
+}
+
+let refreshed = AsyncStream.makeStream(of: Int.self)
+let table = RowsDidChange.observeOnMainActor(in: center) { change in
+    print("table reloads once, for \(change.rows.count) rows")
+    refreshed.continuation.yield(change.rows.count)
+}
+let oneReload = NotificationCoalescing<RowsDidChange>.nextTurn.merging { RowsDidChange(rows: $0.rows.union($1.rows)) }
+for row in 0..<200 { RowsDidChange(rows: [row]).post(in: center, coalescing: oneReload) }
+print("200 posts made; nothing delivered yet")
+for await _ in refreshed.stream { break }
+table.cancel()
+
+// MARK: - Waiting for one notification
+
+section("Waiting for one notification: make the sequence first, then await a match with a time limit")
+
+struct ExportDidFinish: Notifiable {
+    let id: Int
+}
+
+let exports = ExportDidFinish.notifications(in: center)
+for id in 1...3 { ExportDidFinish(id: id).post(in: center) }
+let second = try await exports.next(where: .matching { $0.id == 2 }, timeout: 5)
+print("export \(second.id) finished")
+do {
+    _ = try await ExportDidFinish.next(in: center, where: .matching { $0.id == 9 }, timeout: 0.05)
+} catch {
+    print("no export 9: \(error)")
+}
+
 // MARK: - Bridging a legacy string notification
 
 section("Bridging a legacy string notification: typed and plain code talk both ways")

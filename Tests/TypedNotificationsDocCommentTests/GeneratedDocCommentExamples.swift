@@ -1636,7 +1636,7 @@ enum README_line56_1 {
     }
 }
 
-enum README_line117_1 {
+enum README_line119_1 {
     static func example() async throws {
         struct CartDidChange: Notifiable, Equatable {
             let itemCount: Int

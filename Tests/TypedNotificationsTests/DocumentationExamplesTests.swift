@@ -673,6 +673,83 @@ where Self == NotificationCenter.BaseMessageIdentifier<MessageAPIArticle.Downloa
 
 // MARK: - Tests
 
+enum LatestValuesArticle {
+    static let printed = PrintedLines()
+    static func print(_ items: Any..., separator: String = " ") {
+        printed.append(PrintedLines.line(items, separator: separator))
+    }
+
+    struct UnreadCount: LatestValueNotifiable {
+        let count: Int
+    }
+
+    @MainActor final class InboxBadge {
+        private(set) var text = ""
+
+        /// Called when the inbox screen appears, perhaps long after the last post.
+        func screenDidAppear(in center: NotificationCenter) {
+            UnreadCount.observeOnMainActor(for: self, in: center) { badge, unread in
+                badge.text = unread.count == 0 ? "" : "\(unread.count)"
+                print("badge:", badge.text)
+            }
+        }
+    }
+
+    @MainActor static func badgeShowsTheCurrentCount() async -> InboxBadge {
+        let center = NotificationCenter()
+        UnreadCount(count: 3).post(in: center)  // the mail sync, before any screen exists
+        let badge = InboxBadge()
+        badge.screenDidAppear(in: center)  // prints "badge: 3"
+        await printed.waitForCount(1)  // test only
+        UnreadCount(count: 4).post(in: center)  // prints "badge: 4"
+        await printed.waitForCount(2)  // test only
+        return badge  // test only
+    }
+
+    struct MessagesDidChange: Notifiable {
+        let ids: Set<Int>
+    }
+
+    @MainActor final class MessageList {
+        private(set) var reloads = 0
+
+        init(center: NotificationCenter) {
+            MessagesDidChange.observeOnMainActor(for: self, in: center) { list, change in
+                list.reloads += 1
+                print("reload:", change.ids.count, "messages")
+            }
+        }
+    }
+
+    @MainActor static func importMessages(_ ids: [Int], in center: NotificationCenter) {
+        let oneReload = NotificationCoalescing<MessagesDidChange>.nextTurn.merging { earlier, later in
+            MessagesDidChange(ids: earlier.ids.union(later.ids))
+        }
+        for id in ids {
+            // … store the message …
+            MessagesDidChange(ids: [id]).post(in: center, coalescing: oneReload)
+        }
+    }
+
+    @MainActor static func listReloadsOncePerBurst() async -> MessageList {
+        let center = NotificationCenter()
+        let list = MessageList(center: center)
+        importMessages(Array(0..<200), in: center)  // at the main actor's next turn, prints "reload: 200 messages" once
+        await printed.waitForCount(1)  // test only
+        return list  // test only
+    }
+
+    struct ExportDidFinish: Notifiable {
+        let id: Int
+    }
+
+    static func export(_ id: Int, in center: NotificationCenter) async throws -> ExportDidFinish {
+        let finished = ExportDidFinish.notifications(in: center)  // observing from here on
+        ExportDidFinish(id: id).post(in: center)  // stands for starting the export
+        return try await finished.next(where: .matching { $0.id == id }, timeout: 30)
+    }
+}
+
 @Suite struct DocumentationExamplesTests {
     // MARK: Getting started
 
@@ -1059,4 +1136,27 @@ where Self == NotificationCenter.BaseMessageIdentifier<MessageAPIArticle.Downloa
         }
     }
     #endif
+
+    @Suite(.serialized) struct LatestValuesAndCoalescing {
+        typealias Article = LatestValuesArticle
+
+        @Test @MainActor func badgeShowsTheCurrentCountWhenItsScreenAppears() async {
+            Article.printed.reset()
+            let badge = await Article.badgeShowsTheCurrentCount()
+            #expect(Article.printed.lines == ["badge: 3", "badge: 4"])
+            #expect(badge.text == "4")
+        }
+
+        @Test @MainActor func listReloadsOncePerBurst() async {
+            Article.printed.reset()
+            let list = await Article.listReloadsOncePerBurst()
+            #expect(Article.printed.lines == ["reload: 200 messages"])
+            #expect(list.reloads == 1)
+        }
+
+        @Test func exportWaitsForItsOwnNotification() async throws {
+            let finished = try await Article.export(7, in: NotificationCenter())
+            #expect(finished.id == 7)
+        }
+    }
 }

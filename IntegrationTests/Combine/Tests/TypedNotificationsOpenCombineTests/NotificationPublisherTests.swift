@@ -70,6 +70,34 @@ func isSendable(_: some Sendable) -> Bool { true }
         #expect(isSendable(CartDidChange.publisher(in: NotificationCenter())))
     }
 
+    // MARK: - Latest values
+
+    struct UnreadCount: LatestValueNotifiable, Equatable {
+        let count: Int
+    }
+
+    @Test func aSubscriberOfALatestValueTypeReceivesTheLatestPostFirst() {
+        let center = NotificationCenter()
+        UnreadCount(count: 1).post(in: center)
+        UnreadCount(count: 2).post(in: center)
+        let subscriber = RecordingSubscriber<UnreadCount>()
+        UnreadCount.publisher(in: center).subscribe(subscriber)
+        UnreadCount(count: 3).post(in: center)
+        #expect(subscriber.values == [2, 3].map(UnreadCount.init(count:)))
+        subscriber.cancel()
+    }
+
+    @Test func theLatestPostWaitsForDemand() {
+        let center = NotificationCenter()
+        UnreadCount(count: 5).post(in: center)
+        let subscriber = RecordingSubscriber<UnreadCount>(initialDemand: .none)
+        UnreadCount.publisher(in: center).subscribe(subscriber)
+        #expect(subscriber.values.isEmpty)
+        subscriber.request(.max(1))
+        #expect(subscriber.values == [UnreadCount(count: 5)])
+        subscriber.cancel()
+    }
+
     // MARK: - Sender filter
 
     @Test(arguments: Spelling.allCases) func senderFilterDeliversOnlyThatSendersPosts(spelling: Spelling) {
