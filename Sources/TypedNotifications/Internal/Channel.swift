@@ -125,9 +125,12 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
         )
     }
 
-    /// Registers the bridge on `center`; called once, before the channel is published to the registry.
-    func makeBridge(on center: NotificationCenter) -> BridgeRegistration {
-        FoundationBridge.addBridgeObserver(for: self, on: center)
+    /// A new channel with its bridge registered on `center`, before the channel is published to the registry.
+    static func bridged(on center: NotificationCenter, name: Notification.Name) -> Channel<Event> {
+        let channel = Channel(center: center, name: name)
+        // The bridge's block owns the registration; the channel only refers to it.
+        channel.bridge = FoundationBridge.addBridgeObserver(for: channel, on: center)
+        return channel
     }
 
     /// Delivers a plain (non-typed) post that reached the bridge: decode once, then fan out in registration order.
