@@ -171,20 +171,23 @@ final class ObserverRegistry: Sendable {
         var added: Subscription<Event>?
         var replay: (() -> Void)?
         var sweeps = false
-        withChannel(of: ObjectIdentifier(subject), in: center, cacheName: { cacheName(of: subject) }) { name in
-            Channel<Event>.bridged(on: center, name: name)
-        } body: { state, channel in
-            let target = executor.map { state.useTarget($0, on: channel.centerID) }
-            let subscription = makeSubscription(channel, target)
-            channel.subscriptions.append(subscription)
-            if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
-            if let latest = channel.latest {
-                let count = channel.cancellations.loadRelaxed()
-                replay = subscription.replay(latest, filter: senderFilter, cancellationsSeen: count)
-            }
-            sweeps = channel.ownerBoundCount > 0
-            added = subscription
-        }
+        withChannel(
+            of: ObjectIdentifier(subject),
+            in: center,
+            cacheName: { cacheName(of: subject) },
+            makeChannel: { name in Channel<Event>.bridged(on: center, name: name) },
+            body: { state, channel in
+                let target = executor.map { state.useTarget($0, on: channel.centerID) }
+                let subscription = makeSubscription(channel, target)
+                channel.subscriptions.append(subscription)
+                if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
+                if let latest = channel.latest {
+                    let count = channel.cancellations.loadRelaxed()
+                    replay = subscription.replay(latest, filter: senderFilter, cancellationsSeen: count)
+                }
+                sweeps = channel.ownerBoundCount > 0
+                added = subscription
+            })
         replay?()
         // Set: `withChannel` returns only once `body` has run.
         let subscription = added!
@@ -204,13 +207,16 @@ final class ObserverRegistry: Sendable {
         let post = LatestPost(payload, from: sender)
         var route: Route?
         var replaced: LatestPost?
-        withChannel(of: ObjectIdentifier(subject), in: center, cacheName: { cacheName(of: subject) }) { name in
-            Channel<Event>.bridged(on: center, name: name)
-        } body: { _, channel in
-            route = Route(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
-            replaced = channel.latest
-            channel.latest = post
-        }
+        withChannel(
+            of: ObjectIdentifier(subject),
+            in: center,
+            cacheName: { cacheName(of: subject) },
+            makeChannel: { name in Channel<Event>.bridged(on: center, name: name) },
+            body: { _, channel in
+                route = Route(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
+                replaced = channel.latest
+                channel.latest = post
+            })
         withExtendedLifetime(replaced) {}  // released here, outside the lock: it may hold the last reference
         // Set: `withChannel` returns only once `body` has run.
         return route!
