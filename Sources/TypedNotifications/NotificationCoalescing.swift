@@ -22,6 +22,8 @@ public import Foundation
 /// - **Senders:** posts from different senders are different bursts (as `NotificationQueue`'s default coalescing
 ///   mask), so that sender filters still see every sender's latest post; ``acrossSenders`` makes one burst of them,
 ///   delivered with the latest sender. A burst keeps its center and sender alive until it is delivered.
+/// - **Latest values:** for a ``LatestValueNotifiable`` type, the burst becomes the latest post when it is delivered,
+///   not before.
 ///
 /// ```swift
 /// struct RowsDidChange: Notifiable { let changed: Set<Int> }

@@ -297,8 +297,9 @@ extension NotificationSequence {
         // the wait, which found a payload (the timer then does nothing).
         let decided = AtomicWord.make()
         let timer = timeout.map { seconds in
-            let timer = DispatchWorkItem { [lifetime] in
-                if decided.set() { lifetime.end() }
+            // Weak: a timer that has not fired must not keep the observation alive after the wait returned.
+            let timer = DispatchWorkItem { [weak lifetime] in
+                if decided.set() { lifetime?.end() }
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + Swift.max(0, seconds), execute: timer)
             return timer

@@ -31,7 +31,8 @@ public import TypedNotifications
 /// each exactly once, synchronously, with its sender. A plain post is decoded once with `Event.payload(from:)`, as for
 /// every typed observer; one that does not decode is never recorded and never crashes: it is kept in
 /// ``decodingErrors`` and mentioned in failure messages. A typed post is recorded as posted, without a round trip
-/// through `userInfo`.
+/// through `userInfo`. For a `LatestValueNotifiable` type, the latest post from before the recorder was made is not
+/// recorded: the recorder records posts, not the state an observation starts with.
 ///
 /// - Important: Handlers never run on the recorder's behalf: it only stores. Its `Sendable` story: payloads are
 ///   `Sendable`; senders are held weakly, compared by identity, and handed out only where `Sender` is `Sendable`

@@ -146,6 +146,17 @@ import Testing
         await #expect(throws: NextNotificationError.observationEnded) { try await changes.next() }
     }
 
+    @Test func aTimeLimitThatHasNotPassedDoesNotKeepTheObservationAfterNextReturns() async throws {
+        let center = NotificationCenter()
+        let waiter = Task {
+            try await CounterDidChange.next(in: center, where: .matching { $0.count == 2 }, timeout: 3_600)
+        }
+        while ObserverRegistry.shared.registrationCounts(in: center).observers == 0 { await Task.yield() }
+        CounterDidChange(count: 2).post(in: center)
+        #expect(try await waiter.value == CounterDidChange(count: 2))
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
     @Test func aBufferedPayloadIsReturnedEvenWithAZeroTimeLimit() async throws {
         let center = NotificationCenter()
         let changes = CounterDidChange.notifications(in: center)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedNotificationsTesting
 
 @testable import TypedNotifications
 
@@ -230,5 +231,15 @@ enum ConfigurationDidLoad: LatestValueNotifiable {
             userInfo: [Notification.typedPayloadKey: UnreadCount(count: 3)]
         )
         #expect(UnreadCount.latest(in: center) == UnreadCount(count: 3))
+    }
+}
+
+@Suite struct LatestValueRecorderTests {
+    @Test func aRecorderRecordsPostsNotTheLatestValueItStartsWith() {
+        let center = NotificationCenter()
+        UnreadCount(count: 1).post(in: center)
+        let recorder = NotificationRecorder(UnreadCount.self, in: center)
+        UnreadCount(count: 2).post(in: center)
+        #expect(recorder.payloads == [UnreadCount(count: 2)])
     }
 }
