@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import TypedNotifications
 
 // Fixtures for delivery off the posting thread: one observer on the main actor, on a queue, or behind an async
@@ -242,6 +243,135 @@ package final class TypedOnlyFixture: @unchecked Sendable {
         let center = center
         for _ in 0..<count {
             FastTick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center)
+        }
+    }
+}
+
+// MARK: - Latest values and coalescing
+
+/// A `Tick` whose center keeps the latest post (`LatestValueNotifiable`).
+package struct LatestTick: LatestValueNotifiable, Sendable {
+    package let sequence: Int
+    package let price: Double
+    package let symbol: String
+}
+
+/// Posting the current state, with 1 observer: a `LatestValueNotifiable` type, against what an app writes without it,
+/// a stored property (behind a lock, since any thread may post or read) assigned before each plain post.
+package final class LatestValueFixture: @unchecked Sendable {
+    package let typedCenter = NotificationCenter()
+    package let plainCenter = NotificationCenter()
+    package let typedSink = Sink()
+    package let plainSink = Sink()
+    private var token: NotificationToken?
+    private var registration: (any NSObjectProtocol)?
+    /// The plain twin's latest value, for screens that appear later.
+    private let latest = Mutex<Tick?>(nil)
+
+    package init() {
+        let typedSink = typedSink
+        let plainSink = plainSink
+        token = LatestTick.observe(in: typedCenter) { tick in typedSink.add(tick.sequence) }
+        registration = plainCenter.addObserver(forName: PlainTick.name, object: nil, queue: nil) { notification in
+            if let tick = notification.userInfo?["tick"] as? Tick { plainSink.add(tick.sequence) }
+        }
+    }
+
+    deinit {
+        if let registration { plainCenter.removeObserver(registration) }
+    }
+
+    @inline(never)
+    package func postTyped(_ count: Int) {
+        let center = typedCenter
+        for _ in 0..<count {
+            LatestTick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center)
+        }
+    }
+
+    @inline(never)
+    package func postPlain(_ count: Int) {
+        let center = plainCenter
+        for _ in 0..<count {
+            let tick = Tick(sequence: 1, price: 187.25, symbol: "AAPL")
+            latest.withLock { $0 = tick }
+            center.post(name: PlainTick.name, object: nil, userInfo: ["tick": tick])
+        }
+    }
+}
+
+/// A burst of 200 posts made in one main-actor job, reaching 10 observers once, until delivered: coalesced typed
+/// posts (`.nextTurn`), against `NotificationQueue` with `.onName` coalescing, `.asap`, on the main run loop.
+///
+/// Both sides run the main run loop until their observers have the burst: it serves the main queue, and with it the
+/// main actor (the typed burst ends in a main-actor job), and `NotificationQueue` posts from a run-loop observer. The
+/// twins differ in which payload is delivered: the latest (typed), the first (`NotificationQueue` drops later ones).
+package final class CoalescedBurstFixture: @unchecked Sendable {
+    package static let postsPerBurst = 200
+    package static let observers = 10
+    package let typedCenter = NotificationCenter()
+    package let plainCenter = NotificationCenter()
+    package let typedSink = Sink()
+    package let plainSink = Sink()
+    private var tokens: [NotificationToken] = []
+    private var registrations: [any NSObjectProtocol] = []
+    private let queue: NotificationQueue
+
+    /// Make it on the main thread: the queue posts from the run loop of the thread that makes it.
+    package init() {
+        let typedSink = typedSink
+        let plainSink = plainSink
+        queue = NotificationQueue(notificationCenter: plainCenter)
+        for _ in 0..<Self.observers {
+            tokens.append(Tick.observe(in: typedCenter) { tick in typedSink.add(tick.sequence) })
+            registrations.append(
+                plainCenter.addObserver(forName: PlainTick.name, object: nil, queue: nil) { notification in
+                    if let tick = notification.userInfo?["tick"] as? Tick { plainSink.add(tick.sequence) }
+                }
+            )
+        }
+    }
+
+    deinit {
+        for registration in registrations { plainCenter.removeObserver(registration) }
+    }
+
+    /// `count` bursts, each run until its one delivery has reached every observer.
+    @MainActor
+    @inline(never)
+    package func burstTyped(_ count: Int) {
+        let center = typedCenter
+        for _ in 0..<count {
+            let delivered = typedSink.value + Self.observers
+            for _ in 0..<Self.postsPerBurst {
+                Tick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center, coalescing: .nextTurn)
+            }
+            Self.runMainRunLoop(until: { self.typedSink.value >= delivered })
+        }
+    }
+
+    @MainActor
+    @inline(never)
+    package func burstPlain(_ count: Int) {
+        for _ in 0..<count {
+            let delivered = plainSink.value + Self.observers
+            for _ in 0..<Self.postsPerBurst {
+                let tick = Tick(sequence: 1, price: 187.25, symbol: "AAPL")
+                queue.enqueue(
+                    Notification(name: PlainTick.name, object: nil, userInfo: ["tick": tick]),
+                    postingStyle: .asap,
+                    coalesceMask: .onName,
+                    forModes: nil
+                )
+            }
+            Self.runMainRunLoop(until: { self.plainSink.value >= delivered })
+        }
+    }
+
+    @MainActor
+    private static func runMainRunLoop(until isDone: () -> Bool) {
+        while !isDone() {
+            _ = RunLoop.main.run(mode: .default, before: .distantPast)  // one pass, without waiting
         }
     }
 }

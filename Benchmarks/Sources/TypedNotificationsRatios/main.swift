@@ -137,6 +137,25 @@ var timedScenarios: [TimedScenario] = [
             deliveriesPerOperation: 1
         )
     },
+    // A `LatestValueNotifiable` type against a stored property (behind a lock) assigned before each plain post.
+    TimedScenario(title: "post, latest-value type, 1 observer", twin: "plain", target: nil, stretch: nil) {
+        let fixture = LatestValueFixture()
+        return Pair(
+            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
+            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
+            deliveriesPerOperation: 1
+        )
+    },
+    // One operation is a burst of 200 posts in one main-actor job, reaching 10 observers once: coalesced typed posts
+    // against `NotificationQueue` (`.onName`, `.asap`), each run on the main run loop until delivered.
+    TimedScenario(title: "coalesced burst: 200 posts, 10 obs.", twin: "NotificationQueue", target: nil, stretch: nil) {
+        let fixture = CoalescedBurstFixture()
+        return Pair(
+            typed: Side(run: { fixture.burstTyped($0) }, sink: fixture.typedSink),
+            twin: Side(run: { fixture.burstPlain($0) }, sink: fixture.plainSink),
+            deliveriesPerOperation: CoalescedBurstFixture.observers
+        )
+    },
     TimedScenario(title: "async sequence, until consumed", twin: "plain", target: nil, stretch: nil) {
         let fixture = SequenceFixture()
         return Pair(
