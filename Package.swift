@@ -24,17 +24,24 @@ let package = Package(
             name: "TypedNotificationsDemo",
             dependencies: ["TypedNotifications"]
         ),
+        // What the test targets share: the seeded generator and the run's seed, locked state, and waiting helpers.
+        // Not a product.
+        .target(
+            name: "TypedNotificationsTestSupport",
+            dependencies: ["TypedNotifications"],
+            path: "Tests/TypedNotificationsTestSupport"
+        ),
         .testTarget(
             name: "TypedNotificationsTests",
-            dependencies: ["TypedNotifications", "TypedNotificationsTesting"]
+            dependencies: ["TypedNotifications", "TypedNotificationsTesting", "TypedNotificationsTestSupport"]
         ),
         .testTarget(
             name: "TypedNotificationsReliabilityTests",
-            dependencies: ["TypedNotifications"]
+            dependencies: ["TypedNotifications", "TypedNotificationsTestSupport"]
         ),
         .testTarget(
             name: "TypedNotificationsTestingTests",
-            dependencies: ["TypedNotificationsTesting"]
+            dependencies: ["TypedNotifications", "TypedNotificationsTesting", "TypedNotificationsTestSupport"]
         ),
         // Compiles every ```swift block of the doc comments in Sources/, copied into a generated file, and checks that the
         // file is up to date: see Tests/TypedNotificationsDocCommentTests/DocCommentExamplesTests.swift.

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 import TypedNotificationsTesting
 import XCTest
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 import TypedNotificationsTesting
 
 @Suite struct NotificationRecorderTests {
@@ -50,12 +51,12 @@ import TypedNotificationsTesting
     @Test func recordsPlainPostsDecodedLikeTypedObserversSeeThem() {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(LegacyPayment.self, in: center)
-        let typed = Collected<Int>()
+        let typed = Recorded<Int>()
         let token = LegacyPayment.observe(in: center) { typed.append($0) }
         center.post(name: LegacyPayment.notificationName, object: nil, userInfo: ["amount": 250])
         LegacyPayment.post(400, in: center)
         #expect(recorder.payloads == [250, 400])
-        #expect(recorder.payloads == typed.all)
+        #expect(recorder.payloads == typed.values)
         token.cancel()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedNotificationsTestSupport
 import TypedNotificationsTesting
 
 @testable import TypedNotifications
@@ -199,7 +200,7 @@ import TypedNotificationsTesting
         // Describing a payload runs user code, which must never run under one of the package's locks.
         let center = NotificationCenter()
         let recorder = NotificationRecorder(Described.self, in: center)
-        let locksHeld = Collected<Int>()
+        let locksHeld = Recorded<Int>()
         Described(locksHeldWhenDescribed: locksHeld).post(in: center)
 
         let timedOut = try await #require(throws: NotificationWaitError.self) {
@@ -213,7 +214,7 @@ import TypedNotificationsTesting
         let cancelled = try await #require(throws: NotificationWaitError.self) { try await waiting.value }
         #expect(cancelled.description.hasSuffix("1 was posted: Described"))
 
-        #expect(locksHeld.all == [0, 0])
+        #expect(locksHeld.values == [0, 0])
     }
 
     // MARK: - Timeouts racing the wait
@@ -357,7 +358,7 @@ import TypedNotificationsTesting
 
 /// A payload that notes, each time it is described, how many of the package's locks the describing thread holds.
 private struct Described: Notifiable, CustomStringConvertible {
-    let locksHeldWhenDescribed: Collected<Int>
+    let locksHeldWhenDescribed: Recorded<Int>
 
     var description: String {
         locksHeldWhenDescribed.append(LockDiscipline.locksHeld)

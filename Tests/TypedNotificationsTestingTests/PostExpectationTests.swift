@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 import TypedNotificationsTesting
 
 @Suite struct PostExpectationTests {

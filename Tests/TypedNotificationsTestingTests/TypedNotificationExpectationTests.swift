@@ -1,5 +1,6 @@
 import Foundation
 import TypedNotifications
+import TypedNotificationsTestSupport
 import TypedNotificationsTesting
 import XCTest
 

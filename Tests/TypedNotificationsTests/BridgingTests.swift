@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 import TypedNotificationsTesting
 
 /// Typed views of existing string notifications (seed 002's payment view controller).

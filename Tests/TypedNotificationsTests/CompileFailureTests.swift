@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedNotificationsTestSupport
 
 // Misuse that must not compile, checked with the toolchain that runs these tests: each snippet is type-checked
 // against the `TypedNotifications` module this build just made, and the compiler's message is compared with the one

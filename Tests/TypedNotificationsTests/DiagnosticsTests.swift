@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 /// The diagnostics hook is process-wide, so these tests run one at a time and only look at their own center's events.
 @Suite(.serialized) struct DiagnosticsTests {
@@ -313,8 +314,8 @@ import TypedNotifications
     // MARK: - Randomised bad input
 
     @Test func randomUserInfoNeverCrashesAndNeverDeliversJunk() {
-        let seed = SeededGenerator.seedFromEnvironment()
-        var random = SeededGenerator(seed: seed)
+        let seed = TestSeed.run
+        var random = SplitMix64(seed: seed)
         let center = NotificationCenter()
         let payments = Recorded<BridgingTests.Payment>()
         let counters = Recorded<Int>()
@@ -348,14 +349,14 @@ import TypedNotifications
         withExtendedLifetime(tokens) {}
     }
 
-    private static func randomKey(using random: inout SeededGenerator) -> AnyHashable {
+    private static func randomKey(using random: inout SplitMix64) -> AnyHashable {
         let keys: [AnyHashable] = [
             "paymentID", "amount", Notification.typedPayloadKey, "other", 1, 2.5, AnyHashable(Notification.Name("n")),
         ]
         return keys.randomElement(using: &random)!
     }
 
-    private static func randomValue(using random: inout SeededGenerator) -> Any {
+    private static func randomValue(using random: inout SplitMix64) -> Any {
         switch Int.random(in: 0..<10, using: &random) {
         case 0: "p-\(Int.random(in: 0..<100, using: &random))"
         case 1: Int.random(in: -1_000...1_000, using: &random)
@@ -370,7 +371,7 @@ import TypedNotifications
         }
     }
 
-    private static func randomUserInfo(using random: inout SeededGenerator) -> [AnyHashable: Any]? {
+    private static func randomUserInfo(using random: inout SplitMix64) -> [AnyHashable: Any]? {
         if Int.random(in: 0..<8, using: &random) == 0 { return nil }
         var userInfo: [AnyHashable: Any] = [:]
         for _ in 0..<Int.random(in: 0...4, using: &random) {

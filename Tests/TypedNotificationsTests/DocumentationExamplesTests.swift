@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 // The code examples of the articles in `Docs/TypedNotifications.docc`, compiled and run.
 //

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 /// Typed and plain `NotificationCenter` code working on the same names.
 @Suite struct InteropTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(Publisher) import TypedNotifications
+import TypedNotificationsTestSupport
 
 /// `typedObservations`: what is observed, how, and where in the code.
 @Suite struct IntrospectionTests {

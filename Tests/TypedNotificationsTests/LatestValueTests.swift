@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedNotificationsTestSupport
 import TypedNotificationsTesting
 
 @testable import TypedNotifications

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 // Mistakes a newcomer makes, and what the package does about each: a compile error that names the fix, or a report
 // in debug builds. The reports are caught with a diagnostics scope, so these tests run in parallel with the others.

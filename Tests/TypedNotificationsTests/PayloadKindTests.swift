@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 /// Payload kinds that cross Objective-C differently on Apple platforms, through a real center in both directions.
 ///

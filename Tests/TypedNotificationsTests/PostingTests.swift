@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 @Suite struct PostingTests {
     // MARK: - Spellings

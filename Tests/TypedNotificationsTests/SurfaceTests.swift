@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 // The public surface as a whole: how many entry points it has, and that its options compose. Every delivery form
 // takes `from:`, `in:` and `where:`; the handler forms also take `for:`; a two-argument handler takes the payload last.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 /// Types that opt out of Foundation (`postsThroughFoundation == false`): typed posts reach typed observers only, and
 /// plain posts under the name reach plain observers only.

@@ -1,4 +1,5 @@
 import Foundation
+import TypedNotificationsTestSupport
 
 @testable import TypedNotifications
 
@@ -66,49 +67,6 @@ final class Probe: Sendable {
 }
 
 // MARK: - Thread-safe state
-
-/// A value guarded by a lock, shareable between handlers and threads.
-///
-/// An `NSLock` (a `pthread_mutex_t`), not `Synchronization.Mutex`, whose raw futex calls ThreadSanitizer cannot see.
-/// `@unchecked Sendable` because `value` is only touched with the lock held.
-final class Protected<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: Value
-
-    init(_ value: Value) {
-        storage = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&storage)
-    }
-
-    var value: Value { withLock { $0 } }
-}
-
-extension Protected where Value == [Int] {
-    func append(_ element: Int) {
-        withLock { $0.append(element) }
-    }
-}
-
-/// An atomic counter.
-final class Counter: Sendable {
-    private let atomic = AtomicWord.make()
-
-    var value: Int { Int(truncatingIfNeeded: atomic.load()) }
-
-    @discardableResult
-    func increment(by delta: Int = 1) -> Int {
-        Int(truncatingIfNeeded: atomic.add(UInt64(truncatingIfNeeded: delta)))
-    }
-
-    func reset() {
-        atomic.store(0)
-    }
-}
 
 /// A global order of events across threads: a post takes a stamp before it starts, a `cancel()` takes one after it
 /// returns, so `post stamp > cancel stamp` proves the post started after `cancel()` had returned.

@@ -4,6 +4,7 @@ import Foundation
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+import TypedNotificationsTestSupport
 #endif
 
 /// How many bytes the process has allocated with `malloc` and not freed: glibc's `mallinfo2().uordblks`, or on Apple

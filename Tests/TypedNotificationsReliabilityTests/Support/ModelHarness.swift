@@ -1,5 +1,6 @@
 import Foundation
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 /// Runs a script against the real package on one `NotificationCenter`, recording what the handlers see.
 ///

@@ -1,3 +1,5 @@
+import TypedNotificationsTestSupport
+
 /// The operations of the model-based tests, and the seeded generator that scripts them.
 ///
 /// A script is plain data: the reference model and the real package run the same script, and every choice (which

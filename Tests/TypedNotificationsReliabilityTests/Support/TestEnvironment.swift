@@ -1,4 +1,5 @@
 import Foundation
+import TypedNotificationsTestSupport
 
 #if canImport(Darwin)
 import Darwin
@@ -17,7 +18,7 @@ import Glibc
 enum TestEnvironment {
     static let isLongRun = flag("TYPED_NOTIFICATIONS_LONG")
 
-    static let replaySeed: UInt64? = ProcessInfo.processInfo.environment["TYPED_NOTIFICATIONS_SEED"].flatMap(parseSeed)
+    static var replaySeed: UInt64? { TestSeed.replayed }
 
     static let tracesReplay = flag("TYPED_NOTIFICATIONS_TRACE")
 
@@ -31,7 +32,7 @@ enum TestEnvironment {
     static let isAddressSanitized = hasSymbol("__asan_init")
 
     /// The seed of this run: the replayed one, or a fresh one (printed with every failure).
-    static let runSeed: UInt64 = replaySeed ?? UInt64.random(in: .min ... .max)
+    static var runSeed: UInt64 { TestSeed.run }
 
     /// `normal` in a plain debug run, `long` in the opt-in long run, `sanitized` under a sanitizer (long or not).
     static func scaled(normal: Int, long: Int, sanitized: Int) -> Int {
@@ -41,22 +42,16 @@ enum TestEnvironment {
 
     /// The command that replays `seed`, for failure messages.
     static func replayHint(seed: UInt64, test: String) -> String {
-        "replay with: TYPED_NOTIFICATIONS_SEED=\(hex(seed)) swift test --filter \"\(test)\""
+        TestSeed.replayHint(seed: seed, test: test)
     }
 
     static func hex(_ seed: UInt64) -> String {
-        "0x" + String(seed, radix: 16, uppercase: true)
+        TestSeed.hex(seed)
     }
 
     private static func flag(_ name: String) -> Bool {
         guard let value = ProcessInfo.processInfo.environment[name] else { return false }
         return !["", "0", "false", "no"].contains(value.lowercased())
-    }
-
-    private static func parseSeed(_ text: String) -> UInt64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if trimmed.hasPrefix("0x") { return UInt64(trimmed.dropFirst(2), radix: 16) }
-        return UInt64(trimmed)
     }
 
     private static func hasSymbol(_ name: String) -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 /// The running example of the article: a store that posts one `Saved` per saved item, from itself.
 struct Saved: Notifiable, Equatable {
@@ -60,18 +61,5 @@ enum LegacyPayment: Notifiable {
 
     static func userInfo(for payload: Int) -> [AnyHashable: Any]? {
         ["amount": payload]
-    }
-}
-
-/// A thread-safe list for tests that collect values from posting threads.
-final class Collected<Element: Sendable>: Sendable {
-    private let elements = Locked<[Element]>([])
-
-    func append(_ element: Element) {
-        elements.withLock { $0.append(element) }
-    }
-
-    var all: [Element] {
-        elements.withLock { $0 }
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import TypedNotifications
+import TypedNotificationsTestSupport
 
 /// Runs `body` in a task of its own and returns whether it finished within `seconds`.
 ///

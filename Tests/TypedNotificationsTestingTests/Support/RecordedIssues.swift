@@ -1,4 +1,5 @@
 import Testing
+import TypedNotificationsTestSupport
 
 /// Runs `body`, which is expected to record issues, and returns them instead of failing the test, so that a test can
 /// check failure messages word for word. If `body` records none, the test fails ("known issue was not recorded").
@@ -6,14 +7,14 @@ func recordedIssues(
     isolation: isolated (any Actor)? = #isolation,
     _ body: () async -> Void
 ) async -> [Issue] {
-    let issues = Collected<Issue>()
+    let issues = Recorded<Issue>()
     await withKnownIssue {
         await body()
     } matching: { issue in
         issues.append(issue)
         return true
     }
-    return issues.all
+    return issues.values
 }
 
 extension Issue {

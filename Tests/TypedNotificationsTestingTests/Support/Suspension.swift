@@ -1,3 +1,5 @@
+import TypedNotificationsTestSupport
+
 @testable import TypedNotificationsTesting
 
 extension NotificationRecorder {

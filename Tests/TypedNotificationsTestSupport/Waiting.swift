@@ -1,11 +1,30 @@
-import Foundation
+package import Foundation
+
+/// A one-shot signal for awaiting something that happens on another thread or actor, without sleeping.
+package final class Signal: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    package init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    package func fire() {
+        continuation.finish()
+    }
+
+    /// Returns once `fire()` has been called (at once if it already was).
+    package func wait() async {
+        for await _ in stream {}
+    }
+}
 
 /// Runs `body(index)` on `count` dedicated threads that all start together, and returns when all have finished.
 ///
 /// Real threads rather than `DispatchQueue.concurrentPerform`, whose width is the number of cores (two on CI): with
 /// more threads than cores the scheduler preempts them at arbitrary points, which is what the torture tests want.
 /// The threads wait at a start line until every one of them exists, so they really overlap.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (_ index: Int) -> Void) async {
+package func onThreads(_ count: Int, _ body: @escaping @Sendable (_ index: Int) -> Void) async {
     let startLine = DispatchSemaphore(value: 0)
     let finished = DispatchGroup()
     for index in 0..<count {
@@ -25,7 +44,7 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (_ index: Int) -> Void)
 }
 
 /// Runs `body` on a new thread and returns at once; `done` is signalled when it has finished.
-func onNewThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
+package func onNewThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
     let done = DispatchSemaphore(value: 0)
     Thread {
         body()
