@@ -163,9 +163,7 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
             }
             let snapshot = observers ?? ObserverRegistry.shared.snapshot(of: self)
             for subscription in snapshot.subscriptions {
-                // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
-                unsafeDowncast(subscription, to: Subscription<Event>.self)
-                    .reportDecodingFailure(error, from: sender, cancellationsSeen: snapshot.cancellations)
+                subscription.reportDecodingFailure(error, from: sender, cancellationsSeen: snapshot.cancellations)
             }
             return
         }

@@ -49,13 +49,13 @@ enum FoundationBridge {
         // Paired with the acquire below, for ThreadSanitizer: Foundation hands the block to posting threads through a
         // lock of its own, which ThreadSanitizer cannot see on Linux (see `FoundationPublication`).
         FoundationPublication.publish()
+        // The block owns the registration, and refers to the typed channel (which the registration holds too).
         let token = center.addObserver(forName: channel.name, object: nil, queue: nil) { notification in
             FoundationPublication.acquire()
             #if DEBUG
-            registration.channel.recordActivity()  // a plain post: a token made before was used
+            channel.recordActivity()  // a plain post: a token made before was used
             #endif
-            // Safe: the registration was made for this `Channel<Event>`.
-            unsafeDowncast(registration.channel, to: Channel<Event>.self).receivePlain(notification)
+            withExtendedLifetime(registration) { channel.receivePlain(notification) }
         }
         registration.keep(token)
         return registration

@@ -447,7 +447,10 @@ extension ObserverRegistry.Snapshot {
         if subscriptions.isEmpty { return }
         var targets = PostTargets()
         for subscription in subscriptions {
-            // Safe: a channel only ever holds `Subscription<Event>`s (see `ObserverRegistry.add`).
+            // The package's one downcast. Safe: a channel holds only `Subscription<Event>`s of its own `Event`
+            // (`ObserverRegistry.add` adds them to the channel of `Event`). The registry keeps them as
+            // `AnySubscription`, so that its bookkeeping is not generic (see `withChannel`); delivering is the one
+            // step that needs the type back.
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
             if let target = subscription.target {
                 if targets.isFirstVisit(to: target) {

@@ -115,6 +115,10 @@ class AnySubscription: @unchecked Sendable {
         return sender === postSender
     }
 
+    /// Tells an observer that wants to know about a plain post that could not be decoded, if it would have
+    /// delivered the post; on the posting thread. ``Subscription`` knows whether it wants to.
+    func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?, cancellationsSeen count: UInt64) {}
+
     /// Runs a delivery that waited for this observer's target, if the observation is still active; on the target.
     func runQueued(_ payload: Any, sender: AnyObject?) {}
 
@@ -268,9 +272,11 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         rest?.onEnd?()
     }
 
-    /// Tells an observer that wants to know about a plain post that could not be decoded, if it would have
-    /// delivered the post; on the posting thread.
-    func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
+    override func reportDecodingFailure(
+        _ error: any Error,
+        from postSender: AnyObject?,
+        cancellationsSeen count: UInt64
+    ) {
         guard case .everyPost(let handler) = handler, !hasEnded(cancellationsSeen: count), accepts(postSender),
             ownerIsAlive()
         else { return }
