@@ -157,6 +157,8 @@ struct Traced: Notifiable {
     let stamp: Int
     let depth: Int
     let trail: Trail
+    /// Whether it is posted plain (through Foundation) rather than typed, for failure messages.
+    var isPlain = false
 }
 
 /// The typed handlers a post reached, in order.
@@ -260,7 +262,7 @@ final class Storm: Sendable {
     private func post(from senderIndex: Int, plain: Bool, depth: Int) {
         let sender: Sender? = senderIndex < sharedSenders.count ? sharedSenders[senderIndex] : nil
         let trail = Trail()
-        let payload = Traced(stamp: clock.increment(), depth: depth, trail: trail)
+        let payload = Traced(stamp: clock.increment(), depth: depth, trail: trail, isPlain: plain)
         send(payload, from: sender, plain: plain)
         let expected = expectedTrails[senderIndex]
         if trail.visits != expected {
@@ -292,7 +294,11 @@ final class Storm: Sendable {
             guard let self else { return }
             let endedAt = ended.value
             if payload.stamp > endedAt {
-                fail("a post stamped \(payload.stamp) reached an observation that ended at \(endedAt)")
+                let kind = payload.isPlain ? "plain" : "typed"
+                fail(
+                    "a \(kind) post (depth \(payload.depth)) stamped \(payload.stamp) reached an observation that ended"
+                        + " at \(endedAt) (\(ended.how))"
+                )
             }
             if payload.depth == 0, let repostsOnce, repostsOnce.take() {
                 post(from: nestedSender, plain: nestedIsPlain, depth: 1)
@@ -303,7 +309,7 @@ final class Storm: Sendable {
 
     private func end(_ churn: ChurnToken) {
         churn.token.cancel()
-        churn.ended.store(clock.increment())
+        churn.ended.store(clock.increment(), how: "cancelled")
     }
 
     private func handOver(_ churn: ChurnToken) {
@@ -321,19 +327,23 @@ final class Storm: Sendable {
         guard let churn = tokenBin.withLock({ $0.popLast() }) else { return }
         let ended = churn.ended
         _ = consume churn  // the only reference to the token: releasing it here ends the observation
-        ended.store(clock.increment())
+        ended.store(clock.increment(), how: "token released by another thread")
     }
 
     /// An owner-bound observation whose owner goes into the bin, for some thread to release, maybe mid-post.
     private func observeOwnedChurn(random: inout SplitMix64) {
         let ended = EndStamp()
         let clock = clock
-        let owner = Owner { ended.store(clock.increment()) }
+        let owner = Owner { ended.store(clock.increment(), how: "owner released") }
         let sender: Sender? = random.chance(50) ? sharedSenders[random.below(3)] : nil
         Traced.observe(for: owner, from: sender, in: center) { [weak self] _, payload in
             let endedAt = ended.value
             if payload.stamp > endedAt {
-                self?.fail("a post stamped \(payload.stamp) reached an owner-bound observation ended at \(endedAt)")
+                let kind = payload.isPlain ? "plain" : "typed"
+                self?.fail(
+                    "a \(kind) post (depth \(payload.depth)) stamped \(payload.stamp) reached an owner-bound observation"
+                        + " ended at \(endedAt)"
+                )
             }
         }
         ownerBin.withLock { $0.append(owner) }
@@ -396,7 +406,7 @@ final class Storm: Sendable {
     }
 
     private func postPrivately(from sender: Sender, plain: Bool) {
-        let payload = Traced(stamp: clock.increment(), depth: 0, trail: Trail())
+        let payload = Traced(stamp: clock.increment(), depth: 0, trail: Trail(), isPlain: plain)
         send(payload, from: sender, plain: plain)
         // Only stable observers without a sender filter may see a post from a private sender.
         let expected = expectedTrails[sharedSenders.count]
@@ -415,10 +425,15 @@ struct ChurnToken: Sendable {
 /// When an observation ended, on the ``LogicalClock``; `Int.max` while it has not.
 final class EndStamp: Sendable {
     private let atomic = AtomicWord.make(UInt64(Int.max))
+    private let ending = Protected("not ended")
 
     var value: Int { Int(truncatingIfNeeded: atomic.load()) }
 
-    func store(_ value: Int) {
+    /// How the observation ended, for failure messages.
+    var how: String { ending.value }
+
+    func store(_ value: Int, how: String = "ended") {
+        ending.set(how)
         atomic.store(UInt64(truncatingIfNeeded: value))
     }
 }
