@@ -260,7 +260,7 @@ extension NotificationCenter {
     ///   - kind: How introspection lists it; by default from `executor` and `handler`.
     ///   - onEnd: Called when the observation ends without a `cancel()`: its center or owner went.
     ///   - bufferUnderLock: For a sequence: buffers a payload without calling user code (see
-    ///     ``Subscription/replay(_:filter:cancellationsSeen:)``).
+    ///     ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``).
     @inlinable
     func register<Event: Notifiable>(
         _ subject: Event.Type,

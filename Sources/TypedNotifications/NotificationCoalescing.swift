@@ -22,6 +22,9 @@ public import Foundation
 /// - **Senders:** posts from different senders are different bursts (as `NotificationQueue`'s default coalescing
 ///   mask), so that sender filters still see every sender's latest post; ``acrossSenders`` makes one burst of them,
 ///   delivered with the latest sender. A burst keeps its center and sender alive until it is delivered.
+/// - **Options:** a burst takes its end, merge and context from its first post; a later post with other options joins
+///   it all the same. A burst that gathers while an earlier burst of its key is delivered starts its ``within(_:)``
+///   timer when that delivery is done.
 /// - **Latest values:** for a ``LatestValueNotifiable`` type, the burst becomes the latest post when it is delivered,
 ///   not before.
 ///
@@ -42,7 +45,7 @@ public import Foundation
 /// )
 /// ```
 public struct NotificationCoalescing<Payload: Sendable>: Sendable {
-    enum End: Sendable {
+    enum End: Sendable, Equatable {
         case nextTurn
         case after(TimeInterval)
     }
@@ -68,10 +71,15 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
     /// SearchTextDidChange(text: "swi").post(coalescing: .within(0.3))
     /// ```
     ///
-    /// - Parameter seconds: How long a burst lasts, from its first post; measured by a timer.
+    /// - Parameter seconds: How long a burst lasts, from its first post; measured by a timer. A negative or NaN
+    ///   value counts as 0, and one above 10⁹ (about 31 years; `.infinity` too) as 10⁹, so that any value sets a
+    ///   timer.
     public static func within(_ seconds: TimeInterval) -> Self {
-        Self(end: .after(Swift.max(0, seconds)), spansSenders: false, merge: nil)
+        Self(end: .after(Swift.min(Swift.max(0, seconds), longestBurst)), spansSenders: false, merge: nil)
     }
+
+    /// The longest a burst lasts, in seconds: its nanoseconds fit the timer's `UInt64`.
+    static var longestBurst: TimeInterval { 1_000_000_000 }
 
     /// The same coalescing, delivering the burst's payloads combined by `merge` (in post order: `merge(earlier, later)`)
     /// instead of its latest payload: to count the posts, or to collect what they carry.

@@ -215,7 +215,9 @@ extension Notifiable {
     /// Observation begins when the call starts running and ends when it returns or throws. A post made by code that
     /// runs concurrently, before this call starts waiting, is not seen: to be sure to catch it, make the sequence
     /// first with ``notifications(from:in:bufferingPolicy:file:line:)``, then await its
-    /// ``NotificationSequence/next(where:timeout:)``, even later and in another task.
+    /// ``NotificationSequence/next(where:timeout:)``, even later and in another task. The exception is a
+    /// ``LatestValueNotifiable`` type: its latest payload, posted before the call, counts as the first, so the call
+    /// returns it at once if `condition` accepts it.
     ///
     /// - **Where the condition runs:** in the waiting task, once per post, in post order; posts it rejects are
     ///   skipped.
@@ -270,7 +272,9 @@ extension NotificationSequence {
     /// sequence's single iteration: wait from one task at a time. Waiting ends the sequence when it throws: at the
     /// time limit (``NextNotificationError/timedOut(seconds:)``), when the task is cancelled (`CancellationError`),
     /// or when the observation has ended (``NextNotificationError/observationEnded``; its center was deallocated, or
-    /// an earlier wait or loop ended it). A payload that arrives as the time limit passes is returned, never lost.
+    /// an earlier wait or loop ended it). A task cancelled before the call throws at once, whatever is buffered. If
+    /// the time limit passes while `condition` still examines payloads that arrived before it, the first one it
+    /// accepts is returned, never lost, and the sequence has ended as at a time limit.
     ///
     /// ```swift
     /// struct UploadDidFinish: Notifiable { let id: Int }
@@ -293,6 +297,12 @@ extension NotificationSequence {
     ) async throws -> Element {
         lifetime.beginWaiting()
         defer { lifetime.endWaiting() }
+        // As `Task.sleep` does: a cancelled task does not start waiting (the stream would still hand it a buffered
+        // payload).
+        if Task.isCancelled {
+            lifetime.end()
+            throw CancellationError()
+        }
         // Whoever sets it first decides: the timer (it then ends the sequence, so that the wait below returns) or
         // the wait, which found a payload (the timer then does nothing).
         let decided = AtomicWord.make()

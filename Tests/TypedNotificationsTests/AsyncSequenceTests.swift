@@ -180,6 +180,32 @@ import TypedNotificationsTestSupport
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
 
+    /// As `Task.sleep` does, a cancelled task does not wait, even for a payload already buffered, and the throw ends
+    /// the sequence. As after any end, what was buffered is still handed out, then the sequence is over.
+    @Test func aCancelledTaskThrowsAtOnceWhateverIsBufferedAndEndsTheSequence() async throws {
+        let center = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center)
+        CounterDidChange(count: 1).post(in: center)
+        let waiting = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await changes.next(timeout: 60)
+        }
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+        CounterDidChange(count: 2).post(in: center)
+        #expect(try await changes.next(timeout: 60) == CounterDidChange(count: 1))
+        await #expect(throws: NextNotificationError.observationEnded) { try await changes.next(timeout: 60) }
+    }
+
+    /// An infinite time limit sets a timer that never fires, rather than trapping.
+    @Test func anInfiniteTimeLimitWaitsForThePost() async throws {
+        let center = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center)
+        let waiting = Task { try await changes.next(timeout: .infinity) }
+        CounterDidChange(count: 5).post(in: center)
+        #expect(try await waiting.value == CounterDidChange(count: 5))
+    }
+
     @Test func sequenceIsSendableAcrossTasks() async {
         let center = NotificationCenter()
         let changes = CounterDidChange.notifications(in: center)

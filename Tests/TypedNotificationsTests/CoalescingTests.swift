@@ -114,6 +114,44 @@ struct RowsDidChange: Notifiable, Equatable {
         withExtendedLifetime(token) {}
     }
 
+    /// A burst across senders and the burst of posts without a sender are different bursts: neither absorbs the other.
+    @Test @MainActor func aBurstAcrossSendersAndABurstWithoutASenderStayApart() async {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let received = Recorded<String>()
+        let count = Counter()
+        let done = Signal()
+        let token = RowsDidChange.observe(in: center) { from, change in
+            received.append("\(change.rows[0]) from \(from === sender ? "sender" : from == nil ? "nobody" : "?")")
+            if count.increment() == 2 { done.fire() }
+        }
+        RowsDidChange(rows: [1]).post(in: center, coalescing: .nextTurn)
+        RowsDidChange(rows: [2]).post(from: sender, in: center, coalescing: .nextTurn.acrossSenders)
+        await done.wait()
+        #expect(received.values.sorted() == ["1 from nobody", "2 from sender"])
+        withExtendedLifetime(token) {}
+    }
+
+    /// `.within` takes any number: negative and NaN end the burst at once, and `.infinity` (capped at 10⁹ seconds)
+    /// sets a timer instead of trapping; such a burst is simply not delivered while the test runs.
+    @Test @MainActor func anyTimeLimitIsAccepted() async {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let received = Recorded<Int>()
+        let done = Signal()
+        let token = RowsDidChange.observe(in: center) { change in
+            received.append(change.rows[0])
+            if received.count == 2 { done.fire() }
+        }
+        RowsDidChange(rows: [1]).post(in: center, coalescing: .within(-1))
+        RowsDidChange(rows: [2]).post(from: sender, in: center, coalescing: .within(.nan))
+        RowsDidChange(rows: [3]).post(in: center, coalescing: .within(.infinity).acrossSenders)
+        await done.wait()
+        #expect(received.values.sorted() == [1, 2])
+        #expect(NotificationCoalescing<RowsDidChange>.within(.infinity).end == .after(1_000_000_000))
+        withExtendedLifetime(token) {}
+    }
+
     @Test @MainActor func uncoalescedPostsMadeDuringABurstAreDeliveredBeforeIt() async {
         let center = NotificationCenter()
         let queue = DispatchQueue(label: "CoalescingTests")

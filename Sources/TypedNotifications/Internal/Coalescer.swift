@@ -12,7 +12,9 @@ enum Coalescer {
     struct Key: Hashable {
         let subject: ObjectIdentifier
         let center: ObjectIdentifier
-        /// `nil` for a burst that spans senders.
+        /// Whether the burst spans senders: such a burst never shares a key with the burst of posts without a sender.
+        let spansSenders: Bool
+        /// `nil` for a burst that spans senders, and for posts without a sender.
         let sender: ObjectIdentifier?
     }
 
@@ -88,6 +90,7 @@ enum Coalescer {
         let key = Key(
             subject: ObjectIdentifier(subject),
             center: ObjectIdentifier(center),
+            spansSenders: coalescing.spansSenders,
             sender: coalescing.spansSenders ? nil : sender.map(ObjectIdentifier.init)
         )
         let delay: TimeInterval =

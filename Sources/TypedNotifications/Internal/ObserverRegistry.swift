@@ -157,7 +157,7 @@ final class ObserverRegistry: Sendable {
     ///
     /// For a type that keeps its latest post, the new observer receives that post first, taken in the same step as it
     /// is added: so it receives every post exactly once, either as the latest or live, never both (see
-    /// ``Subscription/replay(_:filter:cancellationsSeen:)``).
+    /// ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``).
     ///
     /// - Parameter senderFilter: The observer's sender filter, which the caller holds.
     @usableFromInline
@@ -171,6 +171,12 @@ final class ObserverRegistry: Sendable {
         var added: Subscription<Event>?
         var replay: (() -> Void)?
         var sweeps = false
+        // Where a main-actor observer of a latest value is made, asked here: the answer asks Foundation
+        // (`Thread.isMainThread`), never to be called under the lock.
+        var observesOnMainActor = false
+        if case .mainActor? = executor, subject is any LatestValueNotifiable.Type {
+            observesOnMainActor = PlatformIsolation.isMainActor(nil)
+        }
         withChannel(
             of: ObjectIdentifier(subject),
             in: center,
@@ -183,7 +189,8 @@ final class ObserverRegistry: Sendable {
                 if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
                 if let latest = channel.latest {
                     let count = channel.cancellations.loadRelaxed()
-                    replay = subscription.replay(latest, filter: senderFilter, cancellationsSeen: count)
+                    replay = subscription.replay(
+                        latest, filter: senderFilter, onTarget: observesOnMainActor, cancellationsSeen: count)
                 }
                 sweeps = channel.ownerBoundCount > 0
                 added = subscription

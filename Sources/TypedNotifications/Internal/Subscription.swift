@@ -186,7 +186,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         @usableFromInline
         let onEnd: (@Sendable () -> Void)?
         /// For a sequence: buffers the latest post for it, under the registry's lock (see
-        /// ``Subscription/replay(_:filter:cancellationsSeen:)``).
+        /// ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``).
         @usableFromInline
         let bufferUnderLock: (@Sendable (Event.Payload) -> Void)?
 
@@ -352,11 +352,16 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     /// queued here, ahead of any live post; a handler on the posting thread is called by the returned closure, which the
     /// registry runs after the lock, on the observing thread. Only the package's own locks are taken here.
     ///
-    /// - Parameter filter: The sender filter, which the caller holds: the latest post's sender is loaded only when it
-    ///   has the filter's identity, and is then the filter itself (or `nil`, if the sender died and the filter took its
-    ///   address), so that the load cannot release the last reference under the lock.
+    /// - Parameters:
+    ///   - filter: The sender filter, which the caller holds: the latest post's sender is loaded only when it has the
+    ///     filter's identity, and is then the filter itself (or `nil`, if the sender died and the filter took its
+    ///     address), so that the load cannot release the last reference under the lock.
+    ///   - onTarget: Whether the observing code runs on the observer's target (asked before the lock): then the latest
+    ///     post runs before the observing call returns, as a post made there would.
     /// - Returns: What to run after the lock, if anything.
-    func replay(_ latest: LatestPost, filter: AnyObject?, cancellationsSeen count: UInt64) -> (() -> Void)? {
+    func replay(
+        _ latest: LatestPost, filter: AnyObject?, onTarget: Bool, cancellationsSeen count: UInt64
+    ) -> (() -> Void)? {
         // The testing kit's recorders record posts, not the state an observation starts with.
         if case .everyPost = handler { return nil }
         if let filter {
@@ -367,7 +372,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         if let target {
             let entry = DeliveryTarget.Entry(
                 subscription: self, payload: payload, sender: nil, replayed: takesSender ? latest : nil)
-            let queued = target.enqueue([entry], isCurrent: target.isCurrent(nil))
+            let queued = target.enqueue([entry], isCurrent: onTarget)
             return { target.finish(queued) }
         }
         if let mailbox {
