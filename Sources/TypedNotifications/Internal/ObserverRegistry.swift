@@ -28,8 +28,6 @@ final class ObserverRegistry: Sendable {
     static let shared = ObserverRegistry()
 
     private struct State {
-        /// Keyed by the `Notifiable` type's `ObjectIdentifier`; the same records as ``TypeDirectory``'s.
-        var types: [ObjectIdentifier: TypeRecord] = [:]
         /// The delivery target of each center and executor that live observations use, with how many use it; a
         /// target goes when its last observation does. Found by identity (see ``DeliveryTarget/serves(_:)``).
         var targets: [DeliveryTarget.Key: (target: DeliveryTarget, users: Int)] = [:]
@@ -119,15 +117,16 @@ final class ObserverRegistry: Sendable {
     private func cacheName<Event: Notifiable>(of subject: Event.Type) {
         // Read outside the lock: a custom `notificationName` is user code.
         let name = subject.notificationName
-        state.withLock { state in
-            if state.types[ObjectIdentifier(subject)] == nil {
-                let record = TypeRecord(
-                    id: ObjectIdentifier(subject),
-                    name: name,
-                    keepsLatest: subject is any LatestValueNotifiable.Type
+        state.withLock { _ in
+            // Under the lock: one writer at a time, as `TypeDirectory.insert` requires.
+            if TypeDirectory.record(for: ObjectIdentifier(subject)) == nil {
+                TypeDirectory.insert(
+                    TypeRecord(
+                        id: ObjectIdentifier(subject),
+                        name: name,
+                        keepsLatest: subject is any LatestValueNotifiable.Type
+                    )
                 )
-                state.types[ObjectIdentifier(subject)] = record
-                TypeDirectory.insert(record)
             }
         }
     }
@@ -241,13 +240,15 @@ final class ObserverRegistry: Sendable {
 
     /// The latest post of `subject` on `center`, if it keeps one.
     func latest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> LatestPost? {
-        state.withLock { state in state.types[ObjectIdentifier(subject)]?.channel(in: center)?.latest }
+        state.withLock { _ in TypeDirectory.record(for: ObjectIdentifier(subject))?.channel(in: center)?.latest }
     }
 
     /// Forgets the latest post of `subject` on `center`; it is released after the lock.
     func clearLatest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) {
-        let cleared: LatestPost? = state.withLock { state in
-            guard let channel = state.types[ObjectIdentifier(subject)]?.channel(in: center) else { return nil }
+        let cleared: LatestPost? = state.withLock { _ in
+            guard let channel = TypeDirectory.record(for: ObjectIdentifier(subject))?.channel(in: center) else {
+                return nil
+            }
             defer { channel.latest = nil }
             return channel.latest
         }
@@ -274,7 +275,7 @@ final class ObserverRegistry: Sendable {
         while true {
             var cleanup = Cleanup()
             let outcome: ChannelOutcome = state.withLock { state in
-                guard let entry = state.types[typeID] else { return .needsName }
+                guard let entry = TypeDirectory.record(for: typeID) else { return .needsName }
                 let channel: AnyChannel
                 if let existing = entry.channel(in: center) {
                     channel = existing
@@ -324,7 +325,7 @@ final class ObserverRegistry: Sendable {
                 if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
             }
             if let target = subscription.target { state.releaseTarget(target) }
-            Self.dropIfEmpty(channel, from: &state, into: &cleanup)
+            Self.dropIfEmpty(channel, into: &cleanup)
             return true
         }
         cleanup.run()
@@ -354,8 +355,9 @@ final class ObserverRegistry: Sendable {
 
     /// Drops a channel without observers, unless it keeps its type's latest post: that one stays while its center
     /// lives.
-    private static func dropIfEmpty(_ channel: AnyChannel, from state: inout State, into cleanup: inout Cleanup) {
-        guard channel.subscriptions.isEmpty, !channel.keepsLatest, state.types[channel.subject]?.remove(channel) == true
+    private static func dropIfEmpty(_ channel: AnyChannel, into cleanup: inout Cleanup) {
+        guard channel.subscriptions.isEmpty, !channel.keepsLatest,
+            TypeDirectory.record(for: channel.subject)?.remove(channel) == true
         else { return }
         if let bridge = channel.bridge { cleanup.bridge = (bridge, channel) }
         channel.bridge = nil
@@ -365,7 +367,7 @@ final class ObserverRegistry: Sendable {
     /// the package removing it, so its center is being deallocated. Called by ``BridgeRegistration``'s `deinit`.
     func bridgeEnded(_ channel: AnyChannel) {
         let (ended, latest): ([AnySubscription], LatestPost?) = state.withLock { state in
-            guard state.types[channel.subject]?.remove(channel) == true else { return ([], nil) }
+            guard TypeDirectory.record(for: channel.subject)?.remove(channel) == true else { return ([], nil) }
             for subscription in channel.subscriptions {
                 Self.end(subscription)
                 if let target = subscription.target { state.releaseTarget(target) }
@@ -389,14 +391,14 @@ final class ObserverRegistry: Sendable {
     /// The Foundation observer of `subject`'s channel on `center`, for the test that simulates a Foundation that keeps
     /// a dead center's observers (by holding it, so that the channel outlives its center).
     func bridge<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> BridgeRegistration? {
-        let channel = state.withLock { state in state.types[ObjectIdentifier(subject)]?.channel(in: center) }
+        let channel = state.withLock { _ in TypeDirectory.record(for: ObjectIdentifier(subject))?.channel(in: center) }
         return channel?.bridge
     }
 
     /// How many channels the registry holds for `subject`, on every center; for tests that check that dead centers
     /// leave none.
     func channelCount<Event: Notifiable>(of subject: Event.Type) -> Int {
-        state.withLock { state in state.types[ObjectIdentifier(subject)]?.channels.count ?? 0 }
+        state.withLock { _ in TypeDirectory.record(for: ObjectIdentifier(subject))?.channels.count ?? 0 }
     }
 
     /// The live typed observations on `center`, grouped by type (sorted by name), each type's in registration order,
@@ -432,7 +434,7 @@ final class ObserverRegistry: Sendable {
 
     /// The channels of `center`, each swept of observations whose owner is gone.
     private func sweepChannels(of center: NotificationCenter) -> [AnyChannel] {
-        let channels = state.withLock { state in state.types.values.compactMap { $0.channel(in: center) } }
+        let channels = state.withLock { _ in TypeDirectory.records().compactMap { $0.channel(in: center) } }
         for channel in channels { sweepEndedOwners(of: channel) }
         return channels
     }
