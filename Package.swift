@@ -11,9 +11,9 @@ let package = Package(
         .library(name: "TypedNotificationsTesting", targets: ["TypedNotificationsTesting"]),
     ],
     targets: [
-        .target(name: "TypedNotifications", dependencies: ["CTypedNotificationsAtomics"]),
+        .target(name: "TypedNotifications", dependencies: ["CTypedNotificationsRuntime"]),
         // C11 atomics, on every platform: `Synchronization.Atomic` needs macOS 15 / iOS 18.
-        .target(name: "CTypedNotificationsAtomics"),
+        .target(name: "CTypedNotificationsRuntime"),
         .target(
             name: "TypedNotificationsTesting",
             dependencies: ["TypedNotifications"]
@@ -53,7 +53,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.name != "CTypedNotificationsAtomics" {
+for target in package.targets where target.name != "CTypedNotificationsRuntime" {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("ExistentialAny"),

@@ -1,4 +1,4 @@
-import CTypedNotificationsAtomics
+import CTypedNotificationsRuntime
 public import Foundation
 
 /// A handle to one typed observation. Releasing it, or calling ``cancel()``, ends the observation.

@@ -26,8 +26,8 @@ import TypedNotificationsTestSupport
             "-I", build.appendingPathComponent("Modules").path,
             "-Xcc",
             "-fmodule-map-file="
-                + build.appendingPathComponent("CTypedNotificationsAtomics.build/module.modulemap").path,
-            "-Xcc", "-I" + Self.root.appendingPathComponent("Sources/CTypedNotificationsAtomics/include").path,
+                + build.appendingPathComponent("CTypedNotificationsRuntime.build/module.modulemap").path,
+            "-Xcc", "-I" + Self.root.appendingPathComponent("Sources/CTypedNotificationsRuntime/include").path,
             "-module-cache-path", directory.appendingPathComponent("ModuleCache").path,
         ]
         let output = Pipe()

@@ -596,8 +596,8 @@ import TypedNotificationsTestSupport
             "-typecheck", "-swift-version", "6", file.path, "-I", build.appendingPathComponent("Modules").path,
             "-Xcc",
             "-fmodule-map-file="
-                + build.appendingPathComponent("CTypedNotificationsAtomics.build/module.modulemap").path,
-            "-Xcc", "-I" + root.appendingPathComponent("Sources/CTypedNotificationsAtomics/include").path,
+                + build.appendingPathComponent("CTypedNotificationsRuntime.build/module.modulemap").path,
+            "-Xcc", "-I" + root.appendingPathComponent("Sources/CTypedNotificationsRuntime/include").path,
             "-module-cache-path", directory.appendingPathComponent("ModuleCache").path,
         ]
         let output = Pipe()

@@ -1,11 +1,11 @@
 // Public only so that the inlinable post path can read an atomic (see `AnySubscription.hasEnded`); the module
-// declares nothing but these C functions.
-public import CTypedNotificationsAtomics
+// declares nothing but C functions: these atomics and the thread-local slots.
+public import CTypedNotificationsRuntime
 
 /// A 64-bit word read and written atomically, in one allocation of its own, so that its address is stable.
 ///
 /// Not `Synchronization.Atomic`, which needs macOS 15 / iOS 18: this runs on the package's whole deployment range and
-/// is the same code on every platform. The operations are C11 atomics (`CTypedNotificationsAtomics`), which
+/// is the same code on every platform. The operations are C11 atomics (`CTypedNotificationsRuntime/include/Atomics.h`), which
 /// ThreadSanitizer understands.
 ///
 /// A value type over a reference: copies share the word. `@unchecked Sendable` because the word is only ever

@@ -1,4 +1,4 @@
-import CTypedNotificationsAtomics
+import CTypedNotificationsRuntime
 public import Foundation
 
 /// Where typed observers meet `NotificationCenter`: the one place that calls it.

@@ -1,4 +1,4 @@
-import CTypedNotificationsAtomics
+import CTypedNotificationsRuntime
 
 #if canImport(Darwin)
 import Darwin

@@ -1,4 +1,4 @@
-import CTypedNotificationsAtomics
+import CTypedNotificationsRuntime
 import Foundation
 
 #if canImport(Darwin)

@@ -1,4 +1,4 @@
-import CTypedNotificationsAtomics
+import CTypedNotificationsRuntime
 import Foundation
 
 /// What the registry knows about one `Notifiable` type: its name, and its channels (one per center with observers).

@@ -1,4 +1,4 @@
-// C11 atomics and two thread-local slots for TypedNotifications.
+// C11 atomics for TypedNotifications.
 //
 // Swift's own atomics (`Synchronization.Atomic`) need macOS 15 / iOS 18, above the package's floor, so the package
 // uses these instead, on every platform: the same code on Linux, Apple platforms and the simulated-Apple build, and
@@ -6,8 +6,8 @@
 //
 // Each function takes a pointer to plain, naturally aligned storage that the caller allocated for it and only ever
 // accesses through these functions.
-#ifndef C_TYPED_NOTIFICATIONS_ATOMICS_H
-#define C_TYPED_NOTIFICATIONS_ATOMICS_H
+#ifndef C_TYPED_NOTIFICATIONS_RUNTIME_ATOMICS_H
+#define C_TYPED_NOTIFICATIONS_RUNTIME_ATOMICS_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -38,21 +38,5 @@ static inline uint64_t tn_atomic_fetch_add(uint64_t *storage, uint64_t delta) {
 static inline uint64_t tn_atomic_exchange(uint64_t *storage, uint64_t value) {
     return atomic_exchange_explicit((_Atomic(uint64_t) *)storage, value, memory_order_acq_rel);
 }
-
-/// How many of the package's locks the calling thread holds; kept in debug builds to assert that the package never
-/// calls Foundation or user code while holding one.
-int tn_thread_lock_depth(void);
-void tn_thread_lock_depth_add(int delta);
-
-/// The record of the innermost typed post that the calling thread is handing to Foundation (on its stack), or NULL;
-/// see `FoundationBridge`.
-void *tn_post_frame(void);
-void tn_set_post_frame(void *frame);
-
-/// The newest `NotificationToken` the calling thread made, and an address unique to the calling thread while it
-/// runs: for the debug report of a discarded token.
-const void *tn_newest_token(void);
-void tn_set_newest_token(const void *token);
-const void *tn_thread_marker(void);
 
 #endif

@@ -1,4 +1,4 @@
-#include "CTypedNotificationsAtomics.h"
+#include "ThreadLocals.h"
 
 static _Thread_local int lockDepth = 0;
 
