@@ -99,6 +99,8 @@ enum Coalescer {
             case .after(let seconds): seconds
             }
         let merge = coalescing.merge
+        // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
+        let context = endContext(of: isolation)
         let (scheduled, replaced): (Burst?, (payloads: [Any], sender: AnyObject?)?) = slots.withLock { slots in
             if let burst = slots[key]?.gathering { return (nil, burst.add(payload, from: sender)) }
             let burst = Burst(
@@ -106,7 +108,7 @@ enum Coalescer {
                 sender: sender,
                 payload: payload,
                 keepsAll: merge != nil,
-                context: endContext(of: isolation),
+                context: context,
                 delay: delay,
                 end: { burst, context in deliver(burst, key: key, as: subject, merge: merge, on: context) }
             )

@@ -116,6 +116,7 @@ enum PlatformIsolation {
     @usableFromInline
     static func isMainActor(_ isolation: (any Actor)?) -> Bool {
         if let isolation { return isolation === MainActor.shared }
+        LockDiscipline.assertNoLockHeld("asks Foundation whether it runs on the main thread")
         return mainThreadIsMainActor && Thread.isMainThread
     }
 
