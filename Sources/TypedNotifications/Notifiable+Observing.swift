@@ -255,9 +255,9 @@ extension NotificationCenter {
     /// type in the caller's module.
     ///
     /// - Parameters:
-    ///   - executor: The serial target the handler runs on, or `nil` for the posting thread (or, for an `async`
-    ///     handler, a task of its own).
-    ///   - kind: How introspection lists it; by default from `executor` and `handler`.
+    ///   - executor: The serial target the handler runs on (for an `async` handler, a task of its own), or `nil` for
+    ///     the posting thread.
+    ///   - kind: How introspection lists it; by default from `executor`.
     ///   - onEnd: Called when the observation ends without a `cancel()`: its center or owner went.
     ///   - bufferUnderLock: For a sequence: buffers a payload without calling user code (see
     ///     ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``).
@@ -287,7 +287,7 @@ extension NotificationCenter {
                 target: target,
                 handler: handler,
                 site: site,
-                kind: kind ?? TypedObservation.Delivery(executor, handler),
+                kind: kind ?? TypedObservation.Delivery(executor),
                 onEnd: onEnd,
                 bufferUnderLock: bufferUnderLock
             )

@@ -44,7 +44,7 @@ extension Notifiable {
         }
         return NotificationToken(
             center.register(
-                Self.self, sender: sender, on: nil, handler: .async(body),
+                Self.self, sender: sender, on: .task, handler: .async(body),
                 site: ObservationSite(fileID: file, line: line)),
             site: ObservationSite(fileID: file, line: line)
         )
@@ -102,7 +102,7 @@ extension Notifiable {
         }
         return OwnerBoundObservation(
             center.register(
-                Self.self, sender: sender, owner: owner, on: nil, handler: .async(body),
+                Self.self, sender: sender, owner: owner, on: .task, handler: .async(body),
                 site: ObservationSite(fileID: file, line: line))
         )
     }

@@ -174,7 +174,7 @@ extension Notifiable {
     /// }
     /// ```
     public static var notificationName: Notification.Name {
-        DerivedNames.name(for: Self.self)
+        ObserverRegistry.shared.derivedName(of: Self.self)
     }
 
     /// `true`: typed posts also reach plain `NotificationCenter` observers, and plain posts reach typed observers.

@@ -31,12 +31,12 @@ public struct TypedObservation: Sendable, Hashable, CustomStringConvertible, Cus
         /// A Combine publisher's subscription.
         case publisher
 
-        /// How an observation with `executor` and `handler` delivers; inlinable, so that it is specialised.
+        /// How an observation on `executor` delivers.
         @inlinable
-        init(_ executor: DeliveryTarget.Executor?, _ handler: Handler<some Sendable>) {
+        init(_ executor: DeliveryTarget.Executor?) {
             switch executor {
-            case nil:
-                if case .async = handler { self = .async } else { self = .immediate }
+            case nil: self = .immediate
+            case .task: self = .async
             case .dispatch, .operation: self = .queue
             case .mainActor: self = .mainActor
             case .actor: self = .actor

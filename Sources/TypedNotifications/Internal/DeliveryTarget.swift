@@ -1,7 +1,8 @@
 public import Foundation
 
 /// One serial place where handlers run (the main actor, one actor, one `DispatchQueue` or one `OperationQueue`) for
-/// the observers of one center, with the one FIFO that they all share.
+/// the observers of one center, with the one FIFO that they all share; or the task of one observer with an `async`
+/// handler, with its own FIFO.
 ///
 /// Per center, so that one center's backlog never holds up another's observers, and so that centers (one per test,
 /// say) stay independent; the observers of one center on one target see one order.
@@ -29,6 +30,9 @@ final class DeliveryTarget: Sendable {
         case actor(WeakActor)
         case dispatch(DispatchQueue)
         case operation(OperationQueue)
+        /// A task of the observer's own, for one `async` handler: never shared (the registry makes one per such
+        /// observer and keeps none), so each delivery waits for the handler to return from the one before.
+        case task
     }
 
     /// One delivery waiting for its observer's turn.
@@ -47,6 +51,11 @@ final class DeliveryTarget: Sendable {
         /// On the target; the subscription checks that it is still active.
         func run() {
             subscription.runQueued(payload, sender: replayed?.sender ?? sender)
+        }
+
+        /// On a ``Executor/task`` target: awaits the `async` handler.
+        func runAsync() async {
+            await subscription.runQueuedAsync(payload)
         }
     }
 
@@ -95,7 +104,7 @@ final class DeliveryTarget: Sendable {
         self.executor = executor
         let id: ObjectIdentifier? =
             switch executor {
-            case .mainActor: nil
+            case .mainActor, .task: nil
             case .actor(let actor): actor.id
             case .dispatch(let queue):
                 PlatformQueues.isMain(queue) ? PlatformQueues.mainQueueIdentity : ObjectIdentifier(queue)
@@ -109,7 +118,7 @@ final class DeliveryTarget: Sendable {
     var isMain: Bool {
         switch executor {
         case .mainActor: true
-        case .actor: false
+        case .actor, .task: false
         case .dispatch(let queue): PlatformQueues.isMain(queue)
         case .operation(let queue): queue === OperationQueue.main
         }
@@ -136,7 +145,7 @@ final class DeliveryTarget: Sendable {
         case .actor(let target):
             // The weak reference is loaded only when the identity is the caller's actor, which the caller holds.
             isolation.map { ObjectIdentifier($0) == target.id && target.actor === $0 } ?? false
-        case .dispatch, .operation: false
+        case .dispatch, .operation, .task: false
         }
     }
 
@@ -220,6 +229,11 @@ final class DeliveryTarget: Sendable {
             queue.async { self.drain() }
         case .operation(let queue):
             queue.addOperation(DrainOperation(self))
+        case .task:
+            // One entry at a time, each awaited; the task ends when the FIFO is empty, and the next post starts another.
+            Task {
+                while let entry = self.take(through: .max) { await entry.runAsync() }
+            }
         }
     }
 

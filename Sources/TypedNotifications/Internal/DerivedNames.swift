@@ -1,24 +1,8 @@
 import Foundation
 
-/// The cache behind the default ``Notifiable/notificationName``.
-///
-/// Deriving a name with `String(reflecting:)` costs about 580 ns, so it happens once per type; every later read is a
-/// lock and a dictionary lookup keyed by the type's `ObjectIdentifier`, with no allocation.
+/// How the default ``Notifiable/notificationName`` is derived from a type's name (the registry caches it in the type's
+/// record: see ``ObserverRegistry/derivedName(of:)``).
 enum DerivedNames {
-    private static let cache = Locked<[ObjectIdentifier: Notification.Name]>([:])
-
-    static func name(for type: Any.Type) -> Notification.Name {
-        let key = ObjectIdentifier(type)
-        if let cached = cache.withLock({ $0[key] }) { return cached }
-        // Derived outside the lock; two threads racing here compute the same string, and the first one stored wins.
-        let derived = Notification.Name(stableName(String(reflecting: type)))
-        return cache.withLock { names in
-            if let existing = names[key] { return existing }
-            names[key] = derived
-            return derived
-        }
-    }
-
     /// `reflected` without the anonymous contexts that the runtime prints with an address, which changes on every
     /// launch: `MyApp.(unknown context at $55e5c9f61868).Hidden` becomes `MyApp.Hidden`.
     ///

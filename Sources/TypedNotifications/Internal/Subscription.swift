@@ -85,6 +85,11 @@ class AnySubscription: @unchecked Sendable {
         if ObserverRegistry.shared.cancel(self) { discardPending() }
     }
 
+    /// Drops deliveries still queued on the observer's target, for an observation that ended.
+    final func discardPending() {
+        target?.discardPending(for: self)
+    }
+
     /// Whether the observation has ended, for a post whose snapshot saw `count` cancellations on the channel.
     ///
     /// Free of locks while no observer of the channel has ended since the snapshot, which is almost always.
@@ -122,8 +127,8 @@ class AnySubscription: @unchecked Sendable {
     /// Runs a delivery that waited for this observer's target, if the observation is still active; on the target.
     func runQueued(_ payload: Any, sender: AnyObject?) {}
 
-    /// Drops deliveries still queued for an asynchronous observer.
-    func discardPending() {}
+    /// Awaits an `async` handler with a delivery that waited for its task, if the observation is still active.
+    func runQueuedAsync(_ payload: Any) async {}
 
     /// Called once the registry ended the observation without a `cancel()` (its center or owner is gone), outside
     /// its lock; a sequence finishes here.
@@ -137,7 +142,8 @@ enum Handler<Payload: Sendable>: Sendable {
     case payload(@Sendable (Payload) -> Void)
     /// Takes the payload and whoever posted it.
     case payloadAndSender(@Sendable (Payload, AnyObject?) -> Void)
-    /// An `async` handler, run by a task, one delivery at a time. It never receives the sender, so none is kept.
+    /// An `async` handler, run by a task of its own (a ``DeliveryTarget/Executor/task`` target), one delivery at a
+    /// time. It never receives the sender, so none is kept.
     case async(@Sendable (Payload) async -> Void)
     /// Takes every post with its sender, decoded or, for a plain post that cannot be decoded, the error; for the
     /// testing kit.
@@ -152,7 +158,7 @@ enum Handler<Payload: Sendable>: Sendable {
     }
 }
 
-/// One typed observer: its handler, and for an `async` handler the mailbox in front of it.
+/// One typed observer: its handler, and what it needs to run it.
 ///
 /// `@unchecked Sendable` as ``AnySubscription``; what it adds is immutable and `Sendable`.
 @usableFromInline
@@ -165,7 +171,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     /// observer and post (about 50 instructions; callgrind, a post with 100 observers).
     @usableFromInline
     let direct: @Sendable (Event.Payload) -> Void
-    /// What the others need: their handler, owner and mailbox; `nil` for the common observer.
+    /// What the others need: their handler and owner; `nil` for the common observer.
     @usableFromInline
     let rest: Rest?
 
@@ -179,9 +185,6 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         weak var owner: AnyObject?
         @usableFromInline
         let handler: Handler<Event.Payload>
-        /// For an `async` handler: the FIFO that a task drains, one delivery at a time.
-        @usableFromInline
-        let mailbox: Mailbox<Event.Payload>?
         /// Called when the registry ends the observation without a `cancel()`.
         @usableFromInline
         let onEnd: (@Sendable () -> Void)?
@@ -199,14 +202,12 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         ) {
             self.owner = owner
             self.handler = handler
-            if case .async = handler { mailbox = Mailbox() } else { mailbox = nil }
             self.onEnd = onEnd
             self.bufferUnderLock = bufferUnderLock
         }
     }
 
-    /// Inlinable, so that it is specialised with the observing call: generic code would look up the mailbox's type at
-    /// run time on every observation.
+    /// Inlinable, so that it is specialised with the observing call.
     @inlinable
     init(
         channel: AnyChannel,
@@ -243,10 +244,6 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         rest?.handler ?? .payload(direct)
     }
 
-    /// For an `async` handler: the FIFO that a task drains.
-    @usableFromInline
-    var mailbox: Mailbox<Event.Payload>? { rest?.mailbox }
-
     override func ownerIsAlive() -> Bool {
         guard isOwnerBound, let rest else { return true }
         let owner = rest.owner
@@ -254,11 +251,6 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         if let owner { TestHooks.didLoadOwner(owner) }
         #endif
         return owner != nil
-    }
-
-    override func discardPending() {
-        mailbox?.discardPending()
-        target?.discardPending(for: self)
     }
 
     override func reportDiscarded(site: ObservationSite) {
@@ -298,7 +290,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
-    /// The less common observers on the posting thread: owner-bound, taking the sender, or `async`.
+    /// The less common observers on the posting thread: owner-bound, or taking the sender.
     @usableFromInline
     func deliverOther(_ payload: Event.Payload, from postSender: AnyObject?) {
         // Checked before the sender filter, so that any post ends an observation whose owner is gone.
@@ -307,11 +299,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             return
         }
         guard accepts(postSender) else { return }
-        if let mailbox {
-            mailbox.enqueue(payload) { [self] payload in await runAsync(payload) }
-        } else {
-            run(payload, sender: postSender)
-        }
+        run(payload, sender: postSender)
     }
 
     /// Runs the handler now: on the posting thread, or on the target after the checks of a queued delivery.
@@ -321,7 +309,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         case .payload(let handler): handler(payload)
         case .payloadAndSender(let handler): handler(payload, sender)
         case .everyPost(let handler): handler(.success(payload), sender)
-        case .async: preconditionFailure("an async handler runs from its mailbox")
+        case .async: preconditionFailure("an async handler runs from its task (see runQueuedAsync)")
         }
     }
 
@@ -344,11 +332,17 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         run(payload as! Payload, sender: sender)
     }
 
+    override func runQueuedAsync(_ payload: Any) async {
+        guard mayRunOnTarget(), case .async(let handler) = handler else { return }
+        // Safe, as in `runQueued`.
+        await handler(payload as! Payload)
+    }
+
     /// Hands the latest post of its type to this new observer, first: called by the registry under its lock, in the
     /// step that adds the observer, so that no post can reach the observer before it and none is both the latest and
     /// delivered live (a post takes the same lock to become the latest and to find its observers).
     ///
-    /// What has a queue of its own (a target, the mailbox of an `async` handler, a sequence's buffer) gets the post
+    /// What has a queue of its own (a target, including an `async` handler's task, or a sequence's buffer) gets the post
     /// queued here, ahead of any live post; a handler on the posting thread is called by the returned closure, which the
     /// registry runs after the lock, on the observing thread. Only the package's own locks are taken here.
     ///
@@ -375,20 +369,11 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             let queued = target.enqueue([entry], isCurrent: onTarget)
             return { target.finish(queued) }
         }
-        if let mailbox {
-            guard mailbox.append(payload) else { return nil }
-            return { mailbox.startDraining { [self] payload in await runAsync(payload) } }
-        }
         if let buffer = rest?.bufferUnderLock {
             buffer(payload)
             return nil
         }
         return { [self] in deliver(payload, from: latest.sender, cancellationsSeen: count) }
-    }
-
-    private func runAsync(_ payload: Payload) async {
-        guard mayRunOnTarget(), case .async(let handler) = handler else { return }
-        await handler(payload)
     }
 }
 
