@@ -230,7 +230,7 @@ final class DeliveryTarget: Sendable {
         case .operation(let queue):
             queue.addOperation(DrainOperation(self))
         case .task:
-            // One entry at a time, each awaited; the task ends when the FIFO is empty, and the next post starts another.
+            // One entry at a time, each awaited; the task ends when the FIFO is empty, and the next post starts one.
             Task {
                 while let entry = self.take(through: .max) { await entry.runAsync() }
             }

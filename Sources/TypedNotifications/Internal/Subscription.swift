@@ -18,9 +18,10 @@ public import Foundation
 /// as `AnyObject` only to be tested for `nil`). Everything else is immutable after `init` except `isCancelled`,
 /// which is read and written only under `ObserverRegistry`'s lock, and the Swift runtime reads and clears weak
 /// references atomically. The sender filter (written once, in `init`) skips the runtime's exclusivity checks, which
-/// cannot see that: they cost 3.5% of an observe-then-cancel cycle (2,346 → 2,428 instructions), and 6.9% together
-/// with those of `TypeRecord.channels` (callgrind, `Benchmarks/instructions.sh`), more than this package's budget for
-/// a simplification. `isCancelled` and the owner keep the checks, which cost nothing measurable there.
+/// cannot see that: they cost 3.8% of an observe-then-cancel cycle (2,150 → 2,232 instructions), and 7.6% together
+/// with those of `TypeRecord.channels` (2,150 → 2,314; callgrind, `Benchmarks/instructions.sh`), more than this
+/// package's budget for a simplification. `isCancelled` and the owner keep the checks, which cost nothing measurable
+/// there.
 @usableFromInline
 class AnySubscription: @unchecked Sendable {
     // The stored properties are in an order that leaves no padding: the one-byte ones share the site's last word.
@@ -342,9 +343,9 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     /// step that adds the observer, so that no post can reach the observer before it and none is both the latest and
     /// delivered live (a post takes the same lock to become the latest and to find its observers).
     ///
-    /// What has a queue of its own (a target, including an `async` handler's task, or a sequence's buffer) gets the post
-    /// queued here, ahead of any live post; a handler on the posting thread is called by the returned closure, which the
-    /// registry runs after the lock, on the observing thread. Only the package's own locks are taken here.
+    /// What has a queue of its own (a target, including an `async` handler's task, or a sequence's buffer) gets the
+    /// post queued here, ahead of any live post; a handler on the posting thread is called by the returned closure,
+    /// which the registry runs after the lock, on the observing thread. Only the package's own locks are taken here.
     ///
     /// - Parameters:
     ///   - filter: The sender filter, which the caller holds: the latest post's sender is loaded only when it has the
