@@ -69,11 +69,12 @@ extension AtomicWord {
 ///
 /// An object whose Foundation observer reads its fields (a channel's bridge) is handed to posting threads by
 /// `NotificationCenter`, through a lock of its own. That is safe, but on Linux the lock is invisible to
-/// ThreadSanitizer, which would report the first reads as races. So each such object calls ``publish()`` once its
-/// fields are set, and its observer calls ``acquire()`` before reading them: a release and an acquire on one word,
-/// which the sanitizer understands. Objects are made rarely; the acquire is a plain load on x86 and ARM.
+/// ThreadSanitizer, which would report the first reads as races. So the package calls ``publish()`` once a bridge
+/// and its channel are made, just before registering the bridge, and the bridge calls ``acquire()`` before reading
+/// them: one release and one acquire on one word, which the sanitizer understands. Bridges are made rarely; the
+/// acquire is a plain load on x86 and ARM.
 ///
-/// For ThreadSanitizer, not for speed: they cost 36 instructions per observed post (0.5%; callgrind,
+/// For ThreadSanitizer, not for speed: about 18 instructions per plain post that reaches a bridge (callgrind,
 /// `Benchmarks/instructions.sh`). Without them ThreadSanitizer reports 20 races in the suite, all such first reads
 /// (in `FoundationBridge.addBridgeObserver` and `isOwnPost`, `AnyChannel.recordActivity`,
 /// `ObserverRegistry.snapshot`); suppressing those functions would hide real races in them too.

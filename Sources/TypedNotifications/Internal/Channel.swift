@@ -87,16 +87,6 @@ class AnyChannel: @unchecked Sendable {
         self.subject = subject
         self.subjectName = subjectName
         self.keepsLatest = keepsLatest
-        FoundationPublication.publish()
-    }
-
-    /// Makes the channel's constant fields visibly published to the calling thread before it reads them outside the
-    /// registry's lock, as the bridge does.
-    ///
-    /// Foundation already publishes the bridge to posting threads safely, through its own lock; but on Linux that
-    /// lock is invisible to ThreadSanitizer (see ``FoundationPublication``).
-    func synchronizeWithCreation() {
-        FoundationPublication.acquire()
     }
 
     /// Whether the channel is `center`'s: the same identity, and not a dead center's whose address `center` reuses.
@@ -135,7 +125,6 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
 
     /// Delivers a plain (non-typed) post that reached the bridge: decode once, then fan out in registration order.
     func receivePlain(_ notification: Notification) {
-        synchronizeWithCreation()
         guard Event.postsThroughFoundation else {
             // A typed-only type's typed posts never reach Foundation: this is a plain post, which its typed observers
             // do not see. Debug builds say so.
