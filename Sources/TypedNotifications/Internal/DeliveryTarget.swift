@@ -280,11 +280,6 @@ final class DeliveryTarget: Sendable {
             return entry.entry
         }
     }
-
-    /// The slots the FIFO holds, taken or not, for tests of its memory bound.
-    var slotsInUse: Int {
-        state.withLock { $0.queue.capacityUsed }
-    }
 }
 
 /// A weak reference to an actor, with the actor's identity: an observation never keeps its actor alive, and the
