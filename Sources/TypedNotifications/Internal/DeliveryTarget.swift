@@ -88,7 +88,11 @@ final class DeliveryTarget: Sendable {
     static var batchLimit: Int { 64 }
 
     let executor: Executor
-    /// The identity the registry finds the target by: its center's and its executor's.
+    /// Whether observers share the target: all but an `async` handler's task, which a post queues for directly (see
+    /// ``queue(_:for:)``), never through ``dispatch(_:to:from:isolation:cancellationsSeen:)``.
+    @usableFromInline
+    let isShared: Bool
+    /// The identity the registry finds a shared target by: its center's and its executor's.
     let key: Key
     /// Guards the FIFO and whether a drain is scheduled; only the package's bookkeeping runs under it.
     private let state = Locked(State())
@@ -96,12 +100,14 @@ final class DeliveryTarget: Sendable {
     /// A target's identity in the registry.
     struct Key: Hashable {
         let center: ObjectIdentifier
-        /// The queue's or actor's identity; `nil` for the main actor.
+        /// The queue's or actor's identity; `nil` for the main actor (and for an `async` handler's task, which the
+        /// registry never keeps: see `ObserverRegistry.State.useTarget`).
         let executor: ObjectIdentifier?
     }
 
     init(_ executor: Executor, center: ObjectIdentifier) {
         self.executor = executor
+        if case .task = executor { isShared = false } else { isShared = true }
         let id: ObjectIdentifier? =
             switch executor {
             case .mainActor, .task: nil
@@ -177,6 +183,12 @@ final class DeliveryTarget: Sendable {
         }
         guard !entries.isEmpty else { return }
         finish(enqueue(entries, isCurrent: isCurrent(isolation)))
+    }
+
+    /// Queues one post for the `async` handler whose task this is, and starts the task if none is running; called by
+    /// ``Subscription/deliverOther(_:from:)`` once the owner and the sender are checked.
+    func queue(_ payload: Any, for subscription: AnySubscription) {
+        finish(enqueue([Entry(subscription: subscription, payload: payload, sender: nil)], isCurrent: false))
     }
 
     /// Queues `entries`, in one step; then the caller calls ``finish(_:)``, outside every lock. Takes only the target's

@@ -474,7 +474,7 @@ extension ObserverRegistry.Snapshot {
             // `AnySubscription`, so that its bookkeeping is not generic (see `withChannel`); delivering is the one
             // step that needs the type back.
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
-            if let target = subscription.target {
+            if let target = subscription.target, target.isShared {
                 if targets.isFirstVisit(to: target) {
                     target.dispatch(
                         payload,

@@ -35,8 +35,8 @@ class AnySubscription: @unchecked Sendable {
     /// a new object reuses its address. Set once, in `init`.
     @usableFromInline
     @exclusivity(unchecked) weak var sender: AnyObject?
-    /// The serial target the handler runs on (a queue, the main actor, an actor), or `nil` for an observer called
-    /// on the posting thread or by a task of its own.
+    /// The serial target the handler runs on (a queue, the main actor, an actor, or an `async` handler's own task),
+    /// or `nil` for an observer called on the posting thread.
     @usableFromInline
     let target: DeliveryTarget?
     /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
@@ -276,9 +276,9 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         handler(.failure(error), postSender)
     }
 
-    /// Delivers one post to an observer that runs on the posting thread (or, for an `async` handler, queues it), if
-    /// the observation is still active and the sender matches. Observers with a ``target`` are not called here: see
-    /// ``DeliveryTarget/dispatch(_:of:from:isolation:)``.
+    /// Delivers one post to an observer that runs on the posting thread (or, for an `async` handler, queues it for
+    /// its task), if the observation is still active and the sender matches. Observers on a shared target are not
+    /// called here: see ``DeliveryTarget/dispatch(_:to:from:isolation:cancellationsSeen:)``.
     ///
     /// Inlinable, so that a post's loop over its observers is specialised in the caller.
     @inlinable
@@ -291,7 +291,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
-    /// The less common observers on the posting thread: owner-bound, or taking the sender.
+    /// The less common observers on the posting thread: owner-bound, taking the sender, or `async` (queued for the
+    /// handler's task, without scanning the post's other observers).
     @usableFromInline
     func deliverOther(_ payload: Event.Payload, from postSender: AnyObject?) {
         // Checked before the sender filter, so that any post ends an observation whose owner is gone.
@@ -300,7 +301,11 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             return
         }
         guard accepts(postSender) else { return }
-        run(payload, sender: postSender)
+        if let target {
+            target.queue(payload, for: self)
+        } else {
+            run(payload, sender: postSender)
+        }
     }
 
     /// Runs the handler now: on the posting thread, or on the target after the checks of a queued delivery.
