@@ -188,13 +188,14 @@ final class DeliveryTarget: Sendable {
     /// Queues one post for the `async` handler whose task this is, and starts the task if none is running; called by
     /// ``Subscription/deliverOther(_:from:)`` once the owner and the sender are checked.
     func queue(_ payload: Any, for subscription: AnySubscription) {
-        finish(enqueue([Entry(subscription: subscription, payload: payload, sender: nil)], isCurrent: false))
+        let entry = Entry(subscription: subscription, payload: payload, sender: nil)
+        finish(enqueue(CollectionOfOne(entry), isCurrent: false))
     }
 
     /// Queues `entries`, in one step; then the caller calls ``finish(_:)``, outside every lock. Takes only the target's
     /// own lock, so the registry may call it under its lock, to queue the latest post for a new observer before any
     /// post can queue anything for it.
-    func enqueue(_ entries: [Entry], isCurrent: Bool) -> Queued {
+    func enqueue(_ entries: some Sequence<Entry>, isCurrent: Bool) -> Queued {
         state.withLock { state in
             let runsNow = isCurrent && !state.isRunning && state.queue.count <= Self.batchLimit
             for entry in entries { state.append(entry) }

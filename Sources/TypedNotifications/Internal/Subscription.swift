@@ -372,7 +372,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         if let target {
             let entry = DeliveryTarget.Entry(
                 subscription: self, payload: payload, sender: nil, replayed: takesSender ? latest : nil)
-            let queued = target.enqueue([entry], isCurrent: onTarget)
+            let queued = target.enqueue(CollectionOfOne(entry), isCurrent: onTarget)
             return { target.finish(queued) }
         }
         if let buffer = rest?.bufferUnderLock {
