@@ -50,6 +50,8 @@ public final class NotificationToken: Hashable, Sendable {
         self.observation = observation
         #if DEBUG
         made = site.map { DiscardedTokens.Made(site: $0, activity: observation.activity) }
+        // Safe: the address is only stored in this thread's slot and later compared with another token's address; it is
+        // never turned back into a reference, so an unretained pointer to a token that has gone is never dereferenced.
         if made != nil { tn_set_newest_token(Unmanaged.passUnretained(self).toOpaque()) }
         #endif
     }
@@ -177,6 +179,7 @@ enum DiscardedTokens {
 
         /// Whether `token`, being released now with its channel at `activity`, is released at once.
         func isReleased(_ token: NotificationToken, atOnceWith activity: UInt64) -> Bool {
+            // Safe: both sides are addresses compared as numbers, never dereferenced (see `init`); `token` is alive here.
             let newest: UnsafeRawPointer? = tn_newest_token()
             guard thread == tn_thread_marker(), newest == UnsafeRawPointer(Unmanaged.passUnretained(token).toOpaque())
             else { return false }
