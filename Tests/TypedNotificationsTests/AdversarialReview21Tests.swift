@@ -79,6 +79,23 @@ func r21Wait(
     return fired
 }
 
+/// Posts a tracked payload, waits until the handler has started on it (it then waits on a gate of the test's), and
+/// queues `backlog` more tracked payloads behind that running call; each payload bumps `released` when released.
+func r21QueueBehindARunningCall(_ backlog: Int, in center: NotificationCenter, started: Signal, released: R21Tally)
+    async
+{
+    R21TrackedPost.post(R21Tracked { released.bump() }, in: center)
+    await r21Wait(started, "the first call")
+    for index in 1...backlog { R21TrackedPost.post(R21Tracked(index) { released.bump() }, in: center) }
+}
+
+/// Busy-waits `iterations` steps: a seeded delay that moves where a race lands, never a synchronisation.
+func r21Spin(_ iterations: Int) {
+    var sink = 0
+    for index in 0..<iterations { sink &+= index }
+    withExtendedLifetime(sink) {}
+}
+
 /// The run's seed, printed with how to replay it.
 func r21Seed(_ what: String, test: String) -> UInt64 {
     let seed = TestSeed.run
@@ -194,9 +211,7 @@ func r21Check(
             releasedAtCancel.set(released.count)
         }
         tokenSlot.set(token)
-        R21TrackedPost.post(R21Tracked { released.bump() }, in: center)
-        await r21Wait(started, "the first call")
-        for index in 1..<10 { R21TrackedPost.post(R21Tracked(index) { released.bump() }, in: center) }
+        await r21QueueBehindARunningCall(9, in: center, started: started, released: released)
         #expect(released.count == 0)
         gate.fire()
         await r21Wait(released.reached, "every payload released")
@@ -231,9 +246,7 @@ func r21Check(
                     await gate.wait()
                 })
         }
-        R21TrackedPost.post(R21Tracked { released.bump() }, in: center)
-        await r21Wait(started, "the first call")
-        for index in 1...5 { R21TrackedPost.post(R21Tracked(index) { released.bump() }, in: center) }
+        await r21QueueBehindARunningCall(5, in: center, started: started, released: released)
         #expect(released.count == 0, "five payloads are queued behind the running call")
         let returned = runOnAnotherThreadAndWait {
             tokenSlot.value?.cancel()
@@ -260,9 +273,7 @@ func r21Check(
             started.fire()
             await gate.wait()
         }
-        R21TrackedPost.post(R21Tracked { released.bump() }, in: center)
-        await r21Wait(started, "the first call")
-        for index in 1...3 { R21TrackedPost.post(R21Tracked(index) { released.bump() }, in: center) }
+        await r21QueueBehindARunningCall(3, in: center, started: started, released: released)
         withExtendedLifetime(token) {}
         token = nil
         #expect(released.count == 3)
@@ -349,9 +360,7 @@ func r21Check(
             started.fire()
             await gate.wait()
         }
-        R21TrackedPost.post(R21Tracked { released.bump() }, in: center)
-        await r21Wait(started, "the first call")
-        for index in 1...5 { R21TrackedPost.post(R21Tracked(index) { released.bump() }, in: center) }
+        await r21QueueBehindARunningCall(5, in: center, started: started, released: released)
         #expect(runOnAnotherThreadAndWait { ownerSlot.set(nil) })
         #expect(!ownerDead.isSet, "the running call holds its owner")
         gate.fire()
@@ -385,9 +394,7 @@ func r21Check(
             }
             await onThreads(3) { thread in
                 if thread == 2 {
-                    var sink = 0
-                    for index in 0..<spin { sink &+= index }  // a seeded delay, not a synchronisation
-                    withExtendedLifetime(sink) {}
+                    r21Spin(spin)
                     ownerSlot.set(nil)
                     return
                 }
@@ -444,9 +451,7 @@ func r21Check(
                 started.fire()
                 await gate.wait()
             }
-            R21TrackedPost.post(R21Tracked { released.bump() }, in: center)
-            await r21Wait(started, "the first call")
-            for index in 1...5 { R21TrackedPost.post(R21Tracked(index) { released.bump() }, in: center) }
+            await r21QueueBehindARunningCall(5, in: center, started: started, released: released)
             #expect(released.count == 0)
         }
         #expect(weakCenter == nil, "the center outlived its last reference")
@@ -686,9 +691,7 @@ func r21Check(
             let tokenSlot = Slot<NotificationToken>()
             await onThreads(3) { thread in
                 if thread == 2 {
-                    var sink = 0
-                    for index in 0..<spin { sink &+= index }  // a seeded delay, not a synchronisation
-                    withExtendedLifetime(sink) {}
+                    r21Spin(spin)
                     tokenSlot.set(
                         R21Latest.observe(in: center) { (latest: R21Latest) async in
                             seen.append(latest.value)

@@ -235,9 +235,7 @@ enum R21bFilterPlain: Notifiable { typealias Payload = R21Tracked }
             let hint = "seed \(TestSeed.hex(seed)), iteration \(iteration)"
             await onThreads(3) { thread in
                 if thread == 2 {
-                    var sink = 0
-                    for index in 0..<spin { sink &+= index }  // a seeded delay, not a synchronisation
-                    withExtendedLifetime(sink) {}
+                    r21Spin(spin)
                     ownerSlot.set(nil)
                     return
                 }
@@ -352,9 +350,7 @@ enum R21bFilterPlain: Notifiable { typealias Payload = R21Tracked }
             let boundSlot = Slot<OwnerBoundObservation>()
             await onThreads(3) { thread in
                 if thread == 2 {
-                    var sink = 0
-                    for index in 0..<spin { sink &+= index }  // a seeded delay, not a synchronisation
-                    withExtendedLifetime(sink) {}
+                    r21Spin(spin)
                     tokenSlot.set(
                         R21Latest.observe(from: right, in: center) { (latest: R21Latest) async in
                             seen[0].append(latest.value)
