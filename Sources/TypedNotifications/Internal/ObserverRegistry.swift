@@ -3,10 +3,9 @@ public import Foundation
 /// The package's own ordered registry of typed observers, shared by every `NotificationCenter`.
 ///
 /// It keeps, per `Notifiable` type, a ``TypeRecord``: the type's notification name and one ``Channel`` per center that
-/// has live observers of it. One lock guards the channels and their observers. A post finds its type's record without
-/// the lock (``TypeDirectory``); when the type has no channel on any center, that is all it needs. Otherwise it takes
-/// the lock for a scan of the type's channels (one per center that observes it, usually a single one) and a
-/// copy-on-write snapshot of the channel's observers. The bookkeeping is non-generic (``AnyChannel``,
+/// has live observers of it. One lock guards the records, the channels and their observers. A post takes it once, to
+/// find its type's record, scan the type's channels (one per center that observes it, usually a single one) and take
+/// a copy-on-write snapshot of the channel's observers. The bookkeeping is non-generic (``AnyChannel``,
 /// ``AnySubscription``); only creating a channel and delivering a payload know the type.
 ///
 /// A channel exists exactly while it has observers and its center lives: the last removal drops it and unregisters
@@ -28,6 +27,8 @@ final class ObserverRegistry: Sendable {
     static let shared = ObserverRegistry()
 
     private struct State {
+        /// Every type's record, by the type's identity.
+        var records: [ObjectIdentifier: TypeRecord] = [:]
         /// The delivery target of each center and executor that live observations use, with how many use it; a
         /// target goes when its last observation does. Found by identity (see ``DeliveryTarget/serves(_:)``).
         var targets: [DeliveryTarget.Key: (target: DeliveryTarget, users: Int)] = [:]
@@ -101,19 +102,15 @@ final class ObserverRegistry: Sendable {
 
     @usableFromInline
     func route<Event: Notifiable>(_ subject: Event.Type, in center: NotificationCenter) -> Route {
-        guard let record = TypeDirectory.record(for: ObjectIdentifier(subject)) else {
-            cacheName(of: subject)
-            return route(subject, in: center)
+        let id = ObjectIdentifier(subject)
+        let route: Route? = state.withLock { state in
+            guard let record = state.records[id] else { return nil }
+            if record.keepsLatest { return Route(name: record.name, snapshot: .empty, keepsLatest: true) }
+            return Route(name: record.name, snapshot: record.channel(in: center).map(Self.snapshot) ?? .empty)
         }
-        if record.keepsLatest { return Route(name: record.name, snapshot: .empty, keepsLatest: true) }
-        // Without the lock while the type has no channel on any center: most posts nobody observes typed.
-        if record.channelCount.load() == 0 { return Route(name: record.name, snapshot: .empty) }
-        return state.withLock { _ in
-            guard let channel = record.channel(in: center) else {
-                return Route(name: record.name, snapshot: .empty)
-            }
-            return Route(name: record.name, snapshot: Self.snapshot(of: channel))
-        }
+        if let route { return route }
+        cacheName(of: subject)
+        return self.route(subject, in: center)
     }
 
     private func cacheName<Event: Notifiable>(of subject: Event.Type) {
@@ -124,22 +121,18 @@ final class ObserverRegistry: Sendable {
     /// The default ``Notifiable/notificationName``: derived from the type's name once (`String(reflecting:)` costs
     /// about 580 ns), then read from the type's record, without a lock.
     func derivedName<Event: Notifiable>(of subject: Event.Type) -> Notification.Name {
-        if let record = TypeDirectory.record(for: ObjectIdentifier(subject)) { return record.name }
+        if let name = state.withLock({ $0.records[ObjectIdentifier(subject)]?.name }) { return name }
         return record(of: subject, name: Notification.Name(DerivedNames.stableName(String(reflecting: subject)))).name
     }
 
     /// The record of `subject`, made with `name` if it has none yet.
     @discardableResult
     private func record<Event: Notifiable>(of subject: Event.Type, name: Notification.Name) -> TypeRecord {
-        state.withLock { _ in
-            // Under the lock: one writer at a time, as `TypeDirectory.insert` requires.
-            if let existing = TypeDirectory.record(for: ObjectIdentifier(subject)) { return existing }
-            let record = TypeRecord(
-                id: ObjectIdentifier(subject),
-                name: name,
-                keepsLatest: subject is any LatestValueNotifiable.Type
-            )
-            TypeDirectory.insert(record)
+        let keepsLatest = subject is any LatestValueNotifiable.Type
+        return state.withLock { state in
+            if let existing = state.records[ObjectIdentifier(subject)] { return existing }
+            let record = TypeRecord(name: name, keepsLatest: keepsLatest)
+            state.records[ObjectIdentifier(subject)] = record
             return record
         }
     }
@@ -253,13 +246,13 @@ final class ObserverRegistry: Sendable {
 
     /// The latest post of `subject` on `center`, if it keeps one.
     func latest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> LatestPost? {
-        state.withLock { _ in TypeDirectory.record(for: ObjectIdentifier(subject))?.channel(in: center)?.latest }
+        state.withLock { $0.records[ObjectIdentifier(subject)]?.channel(in: center)?.latest }
     }
 
     /// Forgets the latest post of `subject` on `center`; it is released after the lock.
     func clearLatest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) {
-        let cleared: LatestPost? = state.withLock { _ in
-            guard let channel = TypeDirectory.record(for: ObjectIdentifier(subject))?.channel(in: center) else {
+        let cleared: LatestPost? = state.withLock { state in
+            guard let channel = state.records[ObjectIdentifier(subject)]?.channel(in: center) else {
                 return nil
             }
             defer { channel.latest = nil }
@@ -288,13 +281,13 @@ final class ObserverRegistry: Sendable {
         while true {
             var cleanup = Cleanup()
             let outcome: ChannelOutcome = state.withLock { state in
-                guard let entry = TypeDirectory.record(for: typeID) else { return .needsName }
+                guard let entry = state.records[typeID] else { return .needsName }
                 let channel: AnyChannel
                 if let existing = entry.channel(in: center) {
                     channel = existing
                 } else if let new = spare {
                     channel = new
-                    entry.add(new)
+                    state.records[typeID]?.add(new)
                     spare = nil
                 } else {
                     return .needsChannel(entry.name)
@@ -338,7 +331,7 @@ final class ObserverRegistry: Sendable {
                 if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
             }
             if let target = subscription.target { state.releaseTarget(target) }
-            Self.dropIfEmpty(channel, into: &cleanup)
+            Self.dropIfEmpty(channel, in: &state, into: &cleanup)
             return true
         }
         cleanup.run()
@@ -368,9 +361,9 @@ final class ObserverRegistry: Sendable {
 
     /// Drops a channel without observers, unless it keeps its type's latest post: that one stays while its center
     /// lives.
-    private static func dropIfEmpty(_ channel: AnyChannel, into cleanup: inout Cleanup) {
+    private static func dropIfEmpty(_ channel: AnyChannel, in state: inout State, into cleanup: inout Cleanup) {
         guard channel.subscriptions.isEmpty, !channel.keepsLatest,
-            TypeDirectory.record(for: channel.subject)?.remove(channel) == true
+            state.records[channel.subject]?.remove(channel) == true
         else { return }
         if let bridge = channel.bridge { cleanup.bridge = (bridge, channel) }
         channel.bridge = nil
@@ -380,7 +373,7 @@ final class ObserverRegistry: Sendable {
     /// the package removing it, so its center is being deallocated. Called by ``BridgeRegistration``'s `deinit`.
     func bridgeEnded(_ channel: AnyChannel) {
         let (ended, latest): ([AnySubscription], LatestPost?) = state.withLock { state in
-            guard TypeDirectory.record(for: channel.subject)?.remove(channel) == true else { return ([], nil) }
+            guard state.records[channel.subject]?.remove(channel) == true else { return ([], nil) }
             for subscription in channel.subscriptions {
                 Self.end(subscription)
                 if let target = subscription.target { state.releaseTarget(target) }
@@ -404,14 +397,14 @@ final class ObserverRegistry: Sendable {
     /// The Foundation observer of `subject`'s channel on `center`, for the test that simulates a Foundation that keeps
     /// a dead center's observers (by holding it, so that the channel outlives its center).
     func bridge<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> BridgeRegistration? {
-        let channel = state.withLock { _ in TypeDirectory.record(for: ObjectIdentifier(subject))?.channel(in: center) }
+        let channel = state.withLock { $0.records[ObjectIdentifier(subject)]?.channel(in: center) }
         return channel?.bridge
     }
 
     /// How many channels the registry holds for `subject`, on every center; for tests that check that dead centers
     /// leave none.
     func channelCount<Event: Notifiable>(of subject: Event.Type) -> Int {
-        state.withLock { _ in TypeDirectory.record(for: ObjectIdentifier(subject))?.channels.count ?? 0 }
+        state.withLock { $0.records[ObjectIdentifier(subject)]?.channels.count ?? 0 }
     }
 
     /// The live typed observations on `center`, grouped by type (sorted by name), each type's in registration order,
@@ -447,7 +440,7 @@ final class ObserverRegistry: Sendable {
 
     /// The channels of `center`, each swept of observations whose owner is gone.
     private func sweepChannels(of center: NotificationCenter) -> [AnyChannel] {
-        let channels = state.withLock { _ in TypeDirectory.records().compactMap { $0.channel(in: center) } }
+        let channels = state.withLock { $0.records.values.compactMap { $0.channel(in: center) } }
         for channel in channels { sweepEndedOwners(of: channel) }
         return channels
     }

@@ -17,11 +17,7 @@ public import Foundation
 /// ever compared by identity, never used, and the owner is `Sendable` where the public API accepts it (it is stored
 /// as `AnyObject` only to be tested for `nil`). Everything else is immutable after `init` except `isCancelled`,
 /// which is read and written only under `ObserverRegistry`'s lock, and the Swift runtime reads and clears weak
-/// references atomically. The sender filter (written once, in `init`) skips the runtime's exclusivity checks, which
-/// cannot see that: they cost 3.8% of an observe-then-cancel cycle (2,150 → 2,232 instructions), and 7.6% together
-/// with those of `TypeRecord.channels` (2,150 → 2,314; callgrind, `Benchmarks/instructions.sh`), more than this
-/// package's budget for a simplification. `isCancelled` and the owner keep the checks, which cost nothing measurable
-/// there.
+/// references atomically.
 @usableFromInline
 class AnySubscription: @unchecked Sendable {
     // The stored properties are in an order that leaves no padding: the one-byte ones share the site's last word.
@@ -34,7 +30,7 @@ class AnySubscription: @unchecked Sendable {
     /// Only payloads posted by this object are delivered. Being weak, a freed sender can never match again, even when
     /// a new object reuses its address. Set once, in `init`.
     @usableFromInline
-    @exclusivity(unchecked) weak var sender: AnyObject?
+    weak var sender: AnyObject?
     /// The serial target the handler runs on (a queue, the main actor, an actor, or an `async` handler's own task),
     /// or `nil` for an observer called on the posting thread.
     @usableFromInline
