@@ -35,15 +35,6 @@ struct FIFO<Item> {
         return item
     }
 
-    /// Everything queued, in order, leaving the queue empty.
-    mutating func takeAll() -> [Item] {
-        defer {
-            slots.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return slots[head...].map { $0! }
-    }
-
     /// Removes the queued items that match, keeping the others in order; hands the removed ones to the caller to
     /// release.
     mutating func removeAll(where matches: (Item) -> Bool) -> [Item] {

@@ -1,38 +1,26 @@
-import CTypedNotificationsRuntime
 import Foundation
 
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#endif
-
-// Everything in the package that differs between Apple platforms and the others is in this file and in `Lock.swift`
-// (the lock primitive): how the token of a Foundation observer is kept, how a post knows it runs on the main actor, and (in the build that
-// simulates Apple platforms on Linux) how `userInfo` reaches observers. Delivery itself is the same code everywhere.
+// Everything that differs between Apple platforms and the others is here, and the lock primitive in `Lock.swift`:
+// how a Foundation observer's token is kept, how a post knows it runs on the main actor, how the main queue is told,
+// and the two facts about Foundation probed once per process. Delivery itself is the same code everywhere.
 //
-// `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` builds the simulation: every Apple code path that compiles on
-// Linux is taken. Only the lock primitive is Linux's, and it then traps on re-entry as `os_unfair_lock` does.
+// `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` takes every Apple code path that compiles on Linux, and bridges
+// `userInfo` as Apple's Foundation does. Only the lock primitive stays Linux's; it then traps on re-entry, as
+// `os_unfair_lock` does.
 
 // MARK: - Foundation's observer tokens
 
-/// How the package keeps the token that `NotificationCenter.addObserver(forName:object:queue:using:)` returns: alive
-/// for `removeObserver(_:)`, and never keeping the observer's block alive after the center is gone (the block owns a
-/// ``BridgeRegistration``, whose release is how the package learns that a center was deallocated).
+/// The token `addObserver(forName:object:queue:using:)` returns, kept for `removeObserver(_:)` without keeping the
+/// observer's block alive after its center is gone (the block's release is how the package learns that a center died:
+/// see ``BridgeRegistration``).
 struct FoundationObserverToken {
     #if canImport(Darwin)
-    /// Weak: Apple's `NotificationCenter` holds the token it returns until the observer is removed ("The notification
-    /// center strongly holds this return value until you remove the observer registration"), and the token holds the
-    /// block, so a strong reference here would keep the block alive after the center is deallocated.
+    /// Weak: Apple's center "strongly holds this return value until you remove the observer registration", and the
+    /// token holds the block.
     weak var object: AnyObject?
     #else
-    /// Strong: Swift's open-source Foundation returns a token that holds only identifiers, and nothing else holds it.
-    /// The block alone is held by the center, and goes with it. (Also in the simulated-Apple build, which runs on this
-    /// Foundation: a weak reference would let the token go at once, and the observer could never be removed.)
+    /// Strong: Swift's Foundation returns a token of identifiers only, which nothing else holds (a weak reference would
+    /// let it go at once, also in the simulated-Apple build); the center alone holds the block.
     var object: AnyObject?
     #endif
 
@@ -48,59 +36,26 @@ enum PlatformBridging {
     ///
     /// On Apple platforms Foundation bridges it to `NSDictionary` and observers read it back as a dictionary that may
     /// not be the one posted: values become Objective-C objects (`Optional.none` becomes `NSNull`, numbers and `Bool`
-    /// become `NSNumber`, other Swift values are boxed; class instances stay themselves). The simulated-Apple build
-    /// does the part Linux's Foundation can mimic, to the top-level values: it posts a new dictionary with `nil` as
-    /// `NSNull`, numbers and `Bool` as `NSNumber`, and other values as objects (Swift values boxed). Elsewhere
-    /// `userInfo` is passed on as it is.
+    /// become `NSNumber`, strings `NSString`, other Swift values are boxed; class instances stay themselves). The
+    /// simulated-Apple build posts a new dictionary whose top-level values are bridged so, by Swift's Foundation's own
+    /// `as AnyObject`. Elsewhere `userInfo` is passed on as it is.
     @inline(__always)
     static func postable(_ userInfo: [AnyHashable: Any]?) -> [AnyHashable: Any]? {
         #if TYPED_NOTIFICATIONS_SIMULATE_DARWIN
-        userInfo.map { userInfo in userInfo.mapValues(objectiveCValue) }
+        userInfo.map { userInfo in userInfo.mapValues { $0 as AnyObject } }
         #else
         userInfo
         #endif
     }
-
-    #if TYPED_NOTIFICATIONS_SIMULATE_DARWIN
-    /// `value` as Foundation on Apple platforms may hand it back after bridging it to Objective-C.
-    private static func objectiveCValue(_ value: Any) -> Any {
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional {
-            guard let wrapped = mirror.children.first?.value else { return NSNull() }
-            return objectiveCValue(wrapped)
-        }
-        switch value {
-        case let value as Bool: return NSNumber(value: value)
-        case let value as Int: return NSNumber(value: value)
-        case let value as Int8: return NSNumber(value: value)
-        case let value as Int16: return NSNumber(value: value)
-        case let value as Int32: return NSNumber(value: value)
-        case let value as Int64: return NSNumber(value: value)
-        case let value as UInt: return NSNumber(value: value)
-        case let value as UInt8: return NSNumber(value: value)
-        case let value as UInt16: return NSNumber(value: value)
-        case let value as UInt32: return NSNumber(value: value)
-        case let value as UInt64: return NSNumber(value: value)
-        case let value as Float: return NSNumber(value: value)
-        case let value as Double: return NSNumber(value: value)
-        // Other values become objects: class instances stay themselves, Swift structs and enums are boxed
-        // (`__SwiftValue`) as Apple's bridge boxes them, and `as?` unboxes them again.
-        default: return value as AnyObject
-        }
-    }
-    #endif
 }
 
 // MARK: - The main actor
 
-/// How a post knows that it runs on the main actor, so that main-actor observers run during it.
-///
-/// Everywhere: when the caller is isolated to the main actor, as the compiler tells the post through its
-/// `isolation: isolated (any Actor)? = #isolation` parameter. On Apple platforms (and in the simulated-Apple build)
-/// also when a caller that the compiler does not know to be isolated runs on the main thread: there the main actor
-/// *is* the main thread, as it is for UIKit and AppKit callbacks and for `NotificationCenter` observers registered
-/// with `queue: .main`. Elsewhere the main thread proves nothing: Swift on Linux may run main-actor jobs on other
-/// threads.
+/// How a post knows that it runs on the main actor, so that main-actor observers run during it: when the compiler
+/// says so (the post's `isolation: isolated (any Actor)? = #isolation`), and on Apple platforms (and in the
+/// simulated-Apple build) also on the main thread, which *is* the main actor there (UIKit and AppKit callbacks,
+/// observers registered with `queue: .main`). On Linux the main thread proves nothing: main-actor jobs may run
+/// elsewhere.
 @usableFromInline
 enum PlatformIsolation {
     /// Whether the main thread counts as the main actor on this platform.
@@ -120,21 +75,18 @@ enum PlatformIsolation {
         return mainThreadIsMainActor && Thread.isMainThread
     }
 
-    /// `handler` as a closure the package calls only where it runs on the main actor: during a post that
-    /// ``isMainActor(_:)`` says is on it, or from a job on the main actor.
+    /// `handler` as a closure the package calls only on the main actor (during a post that ``isMainActor(_:)`` says is
+    /// on it, or from a main-actor job).
     ///
-    /// On Apple platforms it is called without `MainActor.assumeIsolated`: before Swift 6's runtime (iOS 15-17,
-    /// macOS 12-14), that check can trap on the main thread when the code there is not a main-actor job (a GCD block,
-    /// a UIKit callback that the compiler does not know to be isolated), although the main thread *is* the main actor
-    /// there. The package's own rule is what makes the call safe. Elsewhere the runtime's check stays: the main
-    /// thread proves nothing there.
+    /// On Apple platforms without `MainActor.assumeIsolated`: before Swift 6's runtime (iOS 15-17, macOS 12-14) that
+    /// check can trap on the main thread outside a main-actor job (a GCD block, a UIKit callback). Elsewhere the check
+    /// stays.
     @usableFromInline
     static func onMainActor<Payload: Sendable>(
         _ handler: @escaping @MainActor @Sendable (Payload) -> Void
     ) -> @Sendable (Payload) -> Void {
         #if canImport(Darwin)
-        // Safe: a `@MainActor` closure has the layout of a plain one; only where it may be called differs, and the
-        // package calls it only on the main actor, as above.
+        // Safe: a `@MainActor` closure has a plain one's layout, and the package calls it only on the main actor.
         unsafeBitCast(handler, to: (@Sendable (Payload) -> Void).self)
         #else
         { payload in MainActor.assumeIsolated { handler(payload) } }
@@ -145,12 +97,10 @@ enum PlatformIsolation {
 // MARK: - userInfo on its way to observers (probed)
 
 extension PlatformBridging {
-    /// Whether observers of a post receive a copy of its `userInfo` rather than the dictionary posted: found out once
-    /// per process, by posting a dictionary on a center of the package's own and comparing what its observer gets.
-    ///
-    /// Swift's Foundation hands the dictionary over as it is; so does Apple's, whose bridging adopts the native storage
-    /// of a Swift dictionary on the way back. The build that simulates Apple platforms copies it (see ``postable(_:)``),
-    /// standing for a Foundation that rebuilds it. See `FoundationBridge` for what depends on it.
+    /// Whether observers receive a copy of a post's `userInfo` rather than the dictionary posted, probed once per
+    /// process on a center of the package's own. Swift's Foundation hands it over as it is; so does Apple's, whose
+    /// bridging adopts a Swift dictionary's native storage on the way back. The simulated-Apple build copies it
+    /// (``postable(_:)``), standing for a Foundation that rebuilds it. `FoundationBridge` depends on it.
     static let foundationCopiesUserInfo: Bool = {
         let center = NotificationCenter()
         let name = Notification.Name("TypedNotifications.probe")
@@ -170,14 +120,12 @@ extension PlatformBridging {
 
 // MARK: - Centers that die (probed)
 
-/// Whether a center's channel must be checked against the center itself, not only its identity.
+/// Whether a channel found by its center's identity must also be checked against the center itself.
 ///
-/// When a center is deallocated, Foundation releases its observers' blocks, and with them the package's bridges,
-/// which drop the center's channels before its memory can be reused (see ``BridgeRegistration``); a channel found by
-/// the center's identity is then always the center's own. Swift's Foundation does so, and so, surely, does Apple's,
-/// but nothing documents it: this is found out once per process, by letting a center with an observer go and seeing
-/// whether the observer's block is released. Where it is not, every lookup also loads the channel's weak reference
-/// to its center (a weak load and a release through the center's side table), so that a new center at a dead one's
+/// When a center dies, Foundation releases its observers' blocks, and with them the package's bridges, which drop
+/// the center's channels before its memory can be reused (``BridgeRegistration``). Swift's Foundation does, and surely
+/// Apple's, but nothing documents it: it is probed once per process, by letting a center with an observer go. Where
+/// it does not, lookups also load the channel's weak reference to its center, so that a new center at a dead one's
 /// address never finds the dead one's observers. Checking always instead costs an observe-then-cancel cycle 12.8% more
 /// instructions (2,176 → 2,454) and a post to one observer 1.8% (7,718 → 7,857; callgrind,
 /// `Benchmarks/instructions.sh`).
@@ -226,11 +174,9 @@ enum CenterIdentity {
 // MARK: - The main queue
 
 enum PlatformQueues {
-    /// Whether `queue` is the main queue.
-    ///
-    /// On Apple platforms `DispatchQueue.main` is one object. Swift's Dispatch elsewhere makes a new wrapper object each
-    /// time `DispatchQueue.main` is read, so the main queue is told there by a queue-specific value that the package
-    /// sets on it once (never by its label, which any queue may take).
+    /// Whether `queue` is the main queue. Swift's Dispatch on Linux makes a new wrapper each time `DispatchQueue.main`
+    /// is read, so there it is told by a queue-specific value the package sets once (never by its label, which any
+    /// queue may take).
     static func isMain(_ queue: DispatchQueue) -> Bool {
         #if canImport(Darwin)
         queue === DispatchQueue.main
