@@ -10,49 +10,49 @@ import Musl
 import Android
 #endif
 
-// The package's one kind of lock: the platform primitive (the only platform difference here), the value it guards,
-// and the debug-build check that nothing calls out while holding one.
+// The package's one kind of lock, with the only platform difference it has (the primitive), and the debug-build
+// check that nothing calls out while holding one.
 
-// MARK: - The lock primitive
+#if canImport(Darwin)
+private typealias Primitive = os_unfair_lock
+#else
+private typealias Primitive = pthread_mutex_t
+#endif
 
-/// The platform's mutual-exclusion lock, at a stable heap address: `os_unfair_lock` on Apple platforms,
-/// `pthread_mutex_t` elsewhere.
+/// A value guarded by the platform's lock: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere, at a
+/// stable heap address.
 ///
-/// `os_unfair_lock` traps when a thread locks it again while holding it. So that such a re-entry fails just as loudly
-/// before it ever reaches an Apple device, the `pthread_mutex_t` is an error-checking one (`PTHREAD_MUTEX_ERRORCHECK`)
-/// in debug builds and in the simulated-Apple build, and `lock()` traps when it reports the re-entry.
+/// `os_unfair_lock` traps when a thread locks it again while holding it. So that such a re-entry fails as loudly
+/// before it reaches an Apple device, the mutex is an error-checking one in debug builds and in the simulated-Apple
+/// build, and traps when it reports one. Not `Synchronization.Mutex`: it needs macOS 15 / iOS 18, and on Linux locks
+/// with raw futex calls that ThreadSanitizer cannot see. `package` so that `TypedNotificationsTesting` shares it.
 ///
-/// Not `Synchronization.Mutex`: it needs macOS 15 / iOS 18, and on Linux it locks with raw futex calls that
-/// ThreadSanitizer cannot see.
-struct PlatformLock {
-    #if canImport(Darwin)
-    private let primitive: UnsafeMutablePointer<os_unfair_lock>
-    #else
-    private let primitive: UnsafeMutablePointer<pthread_mutex_t>
-    #endif
+/// `@unchecked Sendable` because `state` is only ever touched inside `withLock`, which holds the lock.
+package final class Locked<State>: @unchecked Sendable {
+    private let primitive = UnsafeMutablePointer<Primitive>.allocate(capacity: 1)
+    /// Only touched inside `withLock`, so the runtime's exclusivity checks, which cannot see the lock, are switched
+    /// off: with them an observe-then-cancel cycle costs 16.3% more instructions (2,346 → 2,729; callgrind,
+    /// `Benchmarks/instructions.sh`).
+    @exclusivity(unchecked) private var state: State
 
-    static func make() -> PlatformLock {
+    package init(_ state: State) {
+        self.state = state
         #if canImport(Darwin)
-        let primitive = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
         primitive.initialize(to: os_unfair_lock())
-        return PlatformLock(primitive: primitive)
         #else
-        let primitive = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         primitive.initialize(to: pthread_mutex_t())
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         defer { pthread_mutexattr_destroy(&attributes) }
-        if trapsOnReentry {
+        if Self.trapsOnReentry {
             pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
         }
         let status = pthread_mutex_init(primitive, &attributes)
         precondition(status == 0, "pthread_mutex_init failed: \(status)")
-        return PlatformLock(primitive: primitive)
         #endif
     }
 
-    /// Frees the lock; it must not be held.
-    func destroy() {
+    deinit {
         #if !canImport(Darwin)
         pthread_mutex_destroy(primitive)
         #endif
@@ -60,7 +60,11 @@ struct PlatformLock {
         primitive.deallocate()
     }
 
-    func lock() {
+    /// Runs `body` with exclusive access to the state.
+    ///
+    /// Never call back into the package, into Foundation or into user code from `body`: the lock is not recursive
+    /// (re-entry traps, as `os_unfair_lock` always does), and Foundation may take a lock of its own.
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         #if canImport(Darwin)
         os_unfair_lock_lock(primitive)
         #else
@@ -70,21 +74,21 @@ struct PlatformLock {
         }
         #endif
         LockDiscipline.didLock()
-    }
-
-    func unlock() {
-        LockDiscipline.willUnlock()
-        #if canImport(Darwin)
-        os_unfair_lock_unlock(primitive)
-        #else
-        pthread_mutex_unlock(primitive)
-        #endif
+        defer {
+            LockDiscipline.willUnlock()
+            #if canImport(Darwin)
+            os_unfair_lock_unlock(primitive)
+            #else
+            pthread_mutex_unlock(primitive)
+            #endif
+        }
+        return try body(&state)
     }
 
     #if !canImport(Darwin)
-    /// Whether `pthread_mutex_t` checks for re-entry, as `os_unfair_lock` always does. Not in release builds: an
-    /// error-checking mutex costs an observe-then-cancel cycle 4.8% more instructions (2,150 → 2,253; callgrind,
-    /// `Benchmarks/instructions.sh`), and debug builds already trap on any re-entry.
+    /// Whether the mutex checks for re-entry. Not in release builds: an error-checking mutex costs an
+    /// observe-then-cancel cycle 4.8% more instructions (2,150 → 2,253; callgrind, `Benchmarks/instructions.sh`), and
+    /// debug builds already trap on any re-entry.
     private static var trapsOnReentry: Bool {
         #if DEBUG || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
         true
@@ -95,47 +99,9 @@ struct PlatformLock {
     #endif
 }
 
-// MARK: - A value behind the lock
-
-/// A value guarded by the package's lock (``PlatformLock``).
-///
-/// `package` so that `TypedNotificationsTesting` shares it.
-///
-/// `@unchecked Sendable` because `state` is only ever read or written inside `withLock`, which holds the lock; the
-/// lock itself lives at a stable heap address for the object's whole life.
-package final class Locked<State>: @unchecked Sendable {
-    private let lock = PlatformLock.make()
-    /// Only touched inside `withLock`, so the runtime's exclusivity checks, which cannot see the lock, are switched
-    /// off: with them an observe-then-cancel cycle costs 16.3% more instructions (2,346 → 2,729; callgrind,
-    /// `Benchmarks/instructions.sh`).
-    @exclusivity(unchecked) private var state: State
-
-    package init(_ state: State) {
-        self.state = state
-    }
-
-    deinit {
-        lock.destroy()
-    }
-
-    /// Runs `body` with exclusive access to the state.
-    ///
-    /// Never call back into the package, into Foundation or into user code from `body`: the lock is not recursive
-    /// (re-entry traps in debug builds, as `os_unfair_lock` always does on Apple platforms), and Foundation may take a
-    /// lock of its own.
-    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&state)
-    }
-}
-
-// MARK: - Lock discipline
-
 /// Counts, per thread, the package's locks held, so that debug builds can assert that the package never calls
-/// Foundation (adding or removing an observer, posting) or user code while holding one. On Apple platforms
-/// `NotificationCenter` is closed source and may hold a lock of its own while it calls observers; calling it under one
-/// of ours could then deadlock.
+/// Foundation or user code while holding one: Apple's `NotificationCenter` may hold a lock of its own while it calls
+/// observers, and calling it under one of ours could then deadlock.
 enum LockDiscipline {
     @inline(__always)
     static func didLock() {
