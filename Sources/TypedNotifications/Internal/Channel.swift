@@ -1,54 +1,38 @@
 import Foundation
 
-/// The typed observers of one `Notifiable` type on one `NotificationCenter`, in registration order.
+/// The typed observers of one `Notifiable` type on one `NotificationCenter`, in registration order, and the one
+/// Foundation observer, its *bridge* (see ``FoundationBridge``), that decodes plain posts once for them.
 ///
-/// Each channel registers a single Foundation observer (its *bridge*) under the type's name, which decodes plain
-/// posts once and fans them out here. Typed posts reach the observers directly, without `userInfo`.
-///
-/// `subscriptions` and `ownerBoundCount` are read and written only while `ObserverRegistry`'s lock is held; `bridge`
-/// is set before the channel is published to the registry and then read only under that lock; `cancellations` is
-/// atomic; `center` is a weak reference, which the runtime reads atomically, set once in `init`; the other
-/// properties never change after `init`. That is what makes the class safe to share across threads.
-///
-/// The runtime's exclusivity checks on `subscriptions`, which cannot see the lock, are switched off: with them, an
-/// observe-then-cancel cycle costs 18.1% more instructions (2,346 → 2,770) and a post to one observer 1.0% more
-/// (callgrind, `Benchmarks/instructions.sh`). `ownerBoundCount` keeps them: they cost nothing measurable there.
-///
-/// A channel never keeps its center alive. When the center is deallocated, Foundation releases the bridge's block,
-/// and with it the ``BridgeRegistration`` that tells the registry to drop the channel and its observers.
+/// `@unchecked Sendable`: `subscriptions`, `ownerBoundCount` and `latest` are used only under ``ObserverRegistry``'s
+/// lock; `bridge` is set before the channel is published, then read only under that lock; `cancellations` is atomic;
+/// `center` is a weak reference, read atomically by the runtime, set once in `init`; the rest never changes.
 @usableFromInline
 class AnyChannel: @unchecked Sendable {
-    /// Weak: observations never keep a center alive. `nil` once the center is gone.
+    /// Weak: observations never keep a center alive.
     weak var center: NotificationCenter?
-    /// The center's identity, for finding the channel under the registry's lock without loading the weak reference.
-    /// A new center at a dead one's address has the same identity, but never finds the dead one's channel: the
-    /// registry drops it while the dead center is deallocated (see ``ObserverRegistry``). Outside the lock,
-    /// ``isOn(_:)`` checks both.
+    /// The center's identity, for lookups under the lock without loading ``center`` (see ``ObserverRegistry``).
     let centerID: ObjectIdentifier
     let name: Notification.Name
-    /// The `Notifiable` type, which with the center is the channel's key in the registry.
+    /// The `Notifiable` type: with the center, the channel's key in the registry.
     let subject: ObjectIdentifier
     /// The `Notifiable` type's module-qualified name, for ``Foundation/NotificationCenter/typedObservations``.
     let subjectName: String
+    /// The runtime's exclusivity checks, which cannot see the lock, are off: with them, an observe-then-cancel cycle
+    /// costs 18.1% more instructions (2,346 → 2,770) and a post to one observer 1.0% more (callgrind,
+    /// `Benchmarks/instructions.sh`). `ownerBoundCount` keeps them: they cost nothing measurable there.
     @exclusivity(unchecked) var subscriptions: [AnySubscription] = []
-    /// How many of `subscriptions` are owner-bound: only those can end without a `cancel()`, so only then is a sweep
-    /// for dead owners worth its cost.
+    /// Owner-bound `subscriptions`: only those end without `cancel()`, so only then is a dead-owner sweep worth it.
     var ownerBoundCount = 0
-    /// Whether the channel keeps its type's latest post (a ``LatestValueNotifiable`` type): then it stays while its
-    /// center lives, observed or not, so that its bridge captures plain posts too.
+    /// A ``LatestValueNotifiable`` type's channel stays while its center lives, so that its bridge keeps plain posts.
     let keepsLatest: Bool
-    /// The latest post, for a channel that ``keepsLatest``; read and written only under `ObserverRegistry`'s lock, and
-    /// released outside it.
+    /// The latest post, for a channel that ``keepsLatest``; released outside the lock.
     var latest: LatestPost?
-    /// Weak: the bridge's block owns it, so that it goes (and reports) when Foundation lets the block go. (The
-    /// registration holds the channel strongly, and nothing holds the channel weakly.)
+    /// Weak: the bridge's block owns it, so that it goes (and reports) when Foundation lets the block go.
     weak var bridge: BridgeRegistration?
-    /// Taken before the bridge is registered, so that a post can tell a bridge registered since it began (see
-    /// `FoundationBridge`).
+    /// Taken before the bridge is registered, so a post can tell a bridge registered since it began.
     let ordinal = FoundationBridge.nextBridgeOrdinal()
     #if DEBUG
-    /// Posts and observations of the channel so far, for the report of a discarded token (see `DiscardedTokens`):
-    /// debug builds only. Atomic: any thread posts.
+    /// Posts and observations so far, for a discarded token's report (see `DiscardedTokens`). Atomic: any thread posts.
     private let activityCount = AtomicWord.make()
     #endif
 
@@ -61,16 +45,13 @@ class AnyChannel: @unchecked Sendable {
         #endif
     }
 
-    /// Counts a post or an observation of the channel, in debug builds.
     @usableFromInline
     func recordActivity() {
         #if DEBUG
         _ = activityCount.add(1)
         #endif
     }
-    /// How many of the channel's observers have ended so far. A post compares it with the count it saw when it took
-    /// its snapshot of observers: while they are equal, no observer in the snapshot has ended, and none needs the
-    /// registry's lock to check.
+    /// How many observers have ended: while it equals a post's snapshot's count, none there has ended (no lock needed).
     @usableFromInline
     let cancellations = AtomicWord.make()
 
@@ -102,8 +83,7 @@ class AnyChannel: @unchecked Sendable {
 
 }
 
-/// The typed half of a channel: it registers and runs the bridge. `@unchecked Sendable` as ``AnyChannel``; it adds
-/// no stored state.
+/// The typed half: registers and runs the bridge. `@unchecked Sendable` as ``AnyChannel``; it adds no stored state.
 final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
     init(center: NotificationCenter, name: Notification.Name) {
         super.init(
@@ -115,19 +95,17 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
         )
     }
 
-    /// A new channel with its bridge registered on `center`, before the channel is published to the registry.
+    /// A new channel with its bridge registered on `center`, before it is published to the registry.
     static func bridged(on center: NotificationCenter, name: Notification.Name) -> Channel<Event> {
         let channel = Channel(center: center, name: name)
-        // The bridge's block owns the registration; the channel only refers to it.
         channel.bridge = FoundationBridge.addBridgeObserver(for: channel, on: center)
         return channel
     }
 
-    /// Delivers a plain (non-typed) post that reached the bridge: decode once, then fan out in registration order.
+    /// Delivers a plain post that reached the bridge: decoded once, fanned out in registration order.
     func receivePlain(_ notification: Notification) {
         guard Event.postsThroughFoundation else {
-            // A typed-only type's typed posts never reach Foundation: this is a plain post, which its typed observers
-            // do not see. Debug builds say so.
+            // Typed-only: its typed posts never reach Foundation, so this is a plain post, unseen by its observers.
             #if DEBUG
             if let center {
                 NotificationDiagnostics.report(.plainPostIgnored, for: Event.self, name: name, in: center)
@@ -136,8 +114,8 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
             return
         }
         if FoundationBridge.isOwnPost(notification, on: self) { return }
-        // A channel that keeps the latest post decodes every plain post, and takes its observers in the same step as
-        // it keeps the post (see `ObserverRegistry.keepLatest`); the others decode only a post that reaches observers.
+        // A latest-keeping channel decodes every plain post, taking its observers as it keeps it (`keepLatest`);
+        // the others decode only a post that reaches observers.
         let observers = keepsLatest ? nil : ObserverRegistry.shared.snapshot(of: self)
         if let observers, observers.subscriptions.isEmpty { return }
         let sender = notification.object.map { $0 as AnyObject }
@@ -164,9 +142,9 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
 
 /// The latest post of a ``LatestValueNotifiable`` type on one center: its payload and, weakly, its sender.
 ///
-/// `@unchecked Sendable` because the payload is held as `Any` (it is the type's `Sendable` payload) and the sender
-/// need not be `Sendable`: it is only compared by identity, and handed to handlers that take the sender, as a post
-/// hands it. Both are set once, in `init`; the runtime reads and clears weak references atomically.
+/// `@unchecked Sendable`: the payload is the type's `Sendable` payload held as `Any`; the sender, not necessarily
+/// `Sendable`, is compared by identity and handed to handlers as a post hands it. Both are set once, in `init`; the
+/// runtime reads and clears weak references atomically.
 final class LatestPost: @unchecked Sendable {
     let payload: Any
     /// Weak: keeping a post's latest value never keeps its sender alive.

@@ -1,55 +1,37 @@
 import CTypedNotificationsRuntime
 public import Foundation
 
-/// Where typed observers meet `NotificationCenter`: the one place that calls it.
+/// Where typed observers meet `NotificationCenter`: the one place that calls it, never under a lock of the package
+/// (checked in debug builds by ``LockDiscipline``). A typed post reaches its typed observers directly, then goes to
+/// Foundation for plain observers; each ``Channel``'s Foundation observer, its *bridge*, decodes plain posts for the
+/// typed observers but must skip that one (observers registered since it began start with the next post).
 ///
-/// - Each ``Channel`` registers one Foundation observer, its *bridge*, that decodes plain posts under the type's name
-///   once and fans them out to the typed observers.
-/// - A typed post delivers to its typed observers directly, without `userInfo`, then posts to Foundation so that plain
-///   observers see it too, and every bridge of its type on its center must skip that post: the observers that were
-///   registered when it began already have it, and those registered since start with the next post.
+/// How a bridge recognises the post: during `post(name:object:userInfo:)` a *record* sits on the posting thread's stack
+/// (found through a thread-local pointer) with the post's type, center and sender, the dictionary handed to Foundation
+/// (kept alive, so no other can take its storage) and the newest bridge when it began. As Foundation calls observers
+/// synchronously, a bridge matches a record of its type and center by sender and `userInfo` storage (or none), and
+/// skips the first match, once. A bridge registered during the post is never called for it (assumed, as Swift's
+/// Foundation does; see the Guarantees article), so what it gets is a re-post, delivered. A relay with another sender,
+/// center or dictionary (a transformer copies it to change it) is a new post, delivered; a verbatim re-post (same
+/// sender and dictionary) cannot be told apart, and is delivered once, instead of or after the original. The record
+/// names type and center, not a channel, so a channel replaced during the post skips it too. Exact where observers get
+/// the posted dictionary itself (Swift's Foundation; Apple's bridging adopts its native storage).
 ///
-/// How a bridge recognises the post, in one paragraph: while the package is inside `post(name:object:userInfo:)`, a
-/// *record* of the post sits on the posting thread (a frame on its stack, found through a thread-local pointer): the
-/// post's type and center, its sender, the very dictionary it hands Foundation (which the record keeps alive, so that
-/// no other dictionary can have its storage meanwhile), and the newest bridge registered when it began. Foundation
-/// calls observers synchronously on the posting thread, so a bridge that receives a notification looks for a record
-/// of its own type and center, from the same sender, with the same `userInfo` storage (or, for a post without
-/// `userInfo`, none either). A bridge registered before the post began (so Foundation calls it for the post) skips
-/// the first such notification it receives, once; a bridge registered since (a plain observer observed during the
-/// post) is never called for the post, so whatever it receives is a re-post, and is delivered. Nothing a plain
-/// observer does can look like the post: a relay with another sender, another center or a new dictionary (a
-/// transformer copies the dictionary before it changes it) is a new post, delivered to the typed observers it is for;
-/// only a verbatim re-post (same sender, same dictionary) cannot be told apart, and is delivered once, in place of
-/// the original or after it. Since the record names the type and center, not one channel, a channel made during the
-/// post (a handler that cancels the last observation and observes again) skips the post too. This is exact where
-/// Foundation hands observers the posted dictionary itself: Swift's Foundation does, and Apple's bridging adopts the
-/// native storage of a Swift dictionary on the way back; it assumes, as Swift's Foundation does, that an observer
-/// added while a post is delivered is not called for it (see the Guarantees article).
-///
-/// Where Foundation hands observers a copy instead (the build that simulates Apple platforms makes one, standing for a
-/// Foundation that rebuilds the dictionary), the storage proves nothing. ``PlatformBridging/foundationCopiesUserInfo``
-/// finds out once per process, and then the `userInfo` of a typed post that has typed observers carries one more entry,
-/// a number unique to the post under `Notification.typedPostKey` (a property-list and JSON value), which the record
-/// remembers and the bridge compares instead. There, a plain observer that copies the `userInfo` with that entry, changes the payload and
-/// re-posts it from the same sender cannot be told from a verbatim re-post.
-///
-/// Every call into Foundation goes through here, and none is made while the package holds a lock (checked in debug
-/// builds by ``LockDiscipline``).
+/// Where Foundation hands over a copy (as the build simulating Apple platforms does), storage proves nothing: once
+/// ``PlatformBridging/foundationCopiesUserInfo`` says so, an observed typed post's `userInfo` carries a number unique
+/// to it under `Notification.typedPostKey` (a property-list and JSON value), compared instead. A plain observer that
+/// copies that entry, changes the payload and re-posts from the same sender then looks like a verbatim re-post.
 @usableFromInline
 enum FoundationBridge {
-    /// Registers `channel`'s bridge on `center`. The block owns the returned registration, which reports to the
-    /// registry when Foundation lets the block go: when the observer is removed, or when the center is deallocated.
+    /// Registers `channel`'s bridge on `center`; its block owns the returned ``BridgeRegistration``.
     static func addBridgeObserver<Event: Notifiable>(
         for channel: Channel<Event>,
         on center: NotificationCenter
     ) -> BridgeRegistration {
         LockDiscipline.assertNoLockHeld("adds a Foundation observer")
         let registration = BridgeRegistration(channel)
-        // Paired with the acquire below, for ThreadSanitizer: Foundation hands the block to posting threads through a
-        // lock of its own, which ThreadSanitizer cannot see on Linux (see `FoundationPublication`).
+        // Pairs with the acquire below: ThreadSanitizer cannot see Foundation's hand-over lock on Linux.
         FoundationPublication.publish()
-        // The block owns the registration, and refers to the typed channel (which the registration holds too).
         let token = center.addObserver(forName: channel.name, object: nil, queue: nil) { notification in
             FoundationPublication.acquire()
             #if DEBUG
@@ -66,12 +48,9 @@ enum FoundationBridge {
         if let token = bridge.token { center.removeObserver(token) }
     }
 
-    /// Posts a typed notification to Foundation for plain observers, with a record that lets the bridges of `subject`
-    /// on `center` skip it.
-    ///
-    /// - Parameter observed: Whether the post found typed observers. Without them it needs no record: the type has no
-    ///   bridge on `center`, and one registered during the post is not called for it (Foundation's snapshot of its
-    ///   observers; see the Guarantees article).
+    /// Posts a typed notification to Foundation for plain observers, with a record that lets `subject`'s bridges on
+    /// `center` skip it. Without typed observers (`observed`) it needs no record: the type has no bridge on `center`,
+    /// and one registered during the post is not called for it.
     @usableFromInline
     static func post(
         name: Notification.Name,
@@ -113,14 +92,12 @@ enum FoundationBridge {
     /// The ordinal of the newest channel, whose bridge is registered next.
     private static let newestBridge = AtomicWord.make()
 
-    /// An ordinal for a new channel, taken before its bridge is registered: a post whose record saw a smaller newest
-    /// ordinal began before the bridge existed.
+    /// Taken before a new channel's bridge is registered: a post that saw a smaller newest ordinal began before it.
     static func nextBridgeOrdinal() -> UInt64 {
         newestBridge.add(1)
     }
 
-    /// Whether `notification` is the typed post in progress on this thread that `channel`'s bridge must skip: the
-    /// post itself, the first time that bridge receives it (see above).
+    /// Whether `channel`'s bridge must skip `notification`: the typed post in progress here, received the first time.
     static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
         var next = tn_post_frame()
         while let raw = next {
@@ -136,8 +113,7 @@ enum FoundationBridge {
         return false
     }
 
-    /// Whether `notification` is a typed post in progress on this thread on the center `centerID`, of any type; for
-    /// telling another type's typed post under a shared name from a plain post that fails to decode.
+    /// Whether `notification` is a typed post, of any type, in progress on this thread on the center `centerID`.
     static func isTypedPost(_ notification: Notification, on centerID: ObjectIdentifier) -> Bool {
         var next = tn_post_frame()
         while let raw = next {
@@ -149,12 +125,10 @@ enum FoundationBridge {
     }
 
     /// One typed post in Foundation, on the posting thread's stack; `tn_post_frame()` points at the innermost, and
-    /// only that thread reads or writes it.
-    ///
-    /// Records on the stack and the one-word storage comparison (``StorageIdentity``) pay together: a heap record
-    /// and a generic byte comparison cost 5.5% more instructions for a post to one observer (7,752 → 8,177; 2.9% and
-    /// 3.4% apart), and a Swift thread-local (`Thread.current.threadDictionary`) instead of the C one 345% more
-    /// (callgrind, `Benchmarks/instructions.sh`).
+    /// only that thread reads or writes it. Records on the stack and the one-word storage comparison
+    /// (``StorageIdentity``) pay together: a heap record and a generic byte comparison cost 5.5% more instructions for
+    /// a post to one observer (7,752 → 8,177; 2.9% and 3.4% apart), and a Swift thread-local
+    /// (`Thread.current.threadDictionary`) instead of the C one 345% more (callgrind, `Benchmarks/instructions.sh`).
     private struct PostRecord {
         let subject: ObjectIdentifier
         let center: ObjectIdentifier
@@ -162,13 +136,11 @@ enum FoundationBridge {
         /// The newest channel's ordinal when the post began: bridges up to it were registered before.
         let newestBridge: UInt64
         let previous: UnsafeMutableRawPointer?
-        /// The dictionary handed to Foundation; kept alive by the record, so no other dictionary can have its storage
-        /// while the record is active. `nil` when the post has no `userInfo`.
+        /// The dictionary handed to Foundation (`nil` for none), kept alive so that no other can take its storage.
         var userInfo: [AnyHashable: Any]?
         /// The number under `Notification.typedPostKey`, where Foundation copies `userInfo`.
         var mark: Int?
-        /// The channels whose bridges have skipped the post: usually one, more when handlers replaced the channel
-        /// during the post.
+        /// The channels whose bridges skipped the post: usually one, more if handlers replaced the channel meanwhile.
         var firstConsumer: ObjectIdentifier?
         var otherConsumers: [ObjectIdentifier] = []
 
@@ -199,10 +171,8 @@ enum FoundationBridge {
     }
 }
 
-/// Whether two dictionaries share their storage: the very dictionary, not an equal one.
-///
-/// A `Dictionary` is one reference to its storage, so equal bit patterns mean the same storage. The storage compared
-/// against is kept alive by its `PostRecord`, so no other dictionary can be given its address meanwhile.
+/// Whether two dictionaries are the very same, not equal ones: a `Dictionary` is one reference to its storage, so
+/// equal bit patterns mean the same storage (kept alive by its `PostRecord`, so its address is not reused).
 enum StorageIdentity {
     static func same(_ lhs: [AnyHashable: Any], _ rhs: [AnyHashable: Any]) -> Bool {
         withUnsafeBytes(of: lhs) { left in
@@ -218,21 +188,16 @@ enum StorageIdentity {
 
 /// One channel's Foundation observer: what removes it, and what notices when Foundation lets it go.
 ///
-/// The bridge's block owns it, and nothing else holds it strongly, so it is deallocated exactly when Foundation
-/// releases the block: when the package removes the observer, or when the center is deallocated with the observer
-/// still registered. In the second case `deinit` tells the registry to drop the channel and release its observers,
-/// so that nothing outlives the center it served.
+/// Only the bridge's block holds it strongly, so it goes exactly when Foundation releases the block: when the
+/// package removes the observer (then `deinit` finds the channel dropped), or when the center is deallocated with the
+/// observer registered (then `deinit` has the registry drop the channel and end its observers). Foundation's token
+/// must not keep the block alive, or a dead center's block would never go (see ``FoundationObserverToken``).
 ///
-/// Foundation's token must stay alive for `removeObserver(_:)`, but must not keep the block alive, or a dead
-/// center's block would never go: ``FoundationObserverToken`` (in `Platform.swift`) keeps it as each platform's
-/// Foundation requires.
+/// It holds its channel strongly (the channel's reference back is weak, so no cycle): a channel that nothing refers
+/// to weakly keeps the runtime's fast path for retain and release, which every plain post to the bridge uses.
 ///
-/// It holds its channel strongly (the channel refers back to it weakly, so there is no cycle): a channel that nothing
-/// refers to weakly keeps the runtime's fast path for retain and release, which every plain post that reaches the
-/// bridge uses. After a normal removal, `deinit` finds the channel already dropped, and does nothing.
-///
-/// `@unchecked Sendable` because `storedToken` is set once, by `keep(_:)`, before the registration is published to
-/// the registry (whose lock publishes it); `channel` never changes.
+/// `@unchecked Sendable`: `storedToken` is set once, by `keep(_:)`, before the registration is published to the
+/// registry (whose lock publishes it); `channel` never changes.
 final class BridgeRegistration: @unchecked Sendable {
     let channel: AnyChannel
     private var storedToken: FoundationObserverToken?

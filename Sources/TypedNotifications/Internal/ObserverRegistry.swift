@@ -2,62 +2,55 @@ public import Foundation
 
 /// The package's own ordered registry of typed observers, shared by every `NotificationCenter`.
 ///
-/// It keeps, per `Notifiable` type, a ``TypeRecord``: the type's notification name and one ``Channel`` per center that
-/// has live observers of it. One lock guards the records, the channels and their observers. A post takes it once, to
-/// find its type's record, scan the type's channels (one per center that observes it, usually a single one) and take
-/// a copy-on-write snapshot of the channel's observers. The bookkeeping is non-generic (``AnyChannel``,
-/// ``AnySubscription``); only creating a channel and delivering a payload know the type.
+/// Per `Notifiable` type it keeps a ``TypeRecord``: the type's name and one ``Channel`` per center with live
+/// observers. One lock guards records, channels and observers; a post takes it once, to find its channel and take a
+/// copy-on-write snapshot of the observers. The bookkeeping is non-generic (``AnyChannel``, ``AnySubscription``).
+/// A channel lives exactly while it has observers and its center lives: the last removal drops it and its bridge; a
+/// center's deallocation releases the bridge, whose ``BridgeRegistration`` drops it (``bridgeEnded(_:)``).
 ///
-/// A channel exists exactly while it has observers and its center lives: the last removal drops it and unregisters
-/// its Foundation observer, so cancelled observations leave nothing behind; and when the center is deallocated,
-/// Foundation lets the bridge go, whose ``BridgeRegistration`` drops the channel and releases its observers then
-/// (``bridgeEnded(_:)``). Nothing of the package holds a center strongly, so no observation keeps one alive.
+/// Under the lock a channel is found by its center's identity, never by loading a weak reference the caller does not
+/// hold: the load makes a strong reference, and releasing the last one would deallocate the center (running whatever
+/// its observers captured) under the lock. A new center at a dead one's address cannot find the dead one's channel:
+/// it is dropped while the dead center is deallocated, before the memory can be reused (see ``CenterIdentity``).
 ///
-/// Under the lock a channel is found by its center's identity only, never by loading its weak reference: the load
-/// makes a strong reference, and if it were the last one, releasing it would deallocate the center (and run whatever
-/// its other observers' blocks captured) under the lock. A new center at a dead one's address cannot find the dead
-/// one's channel: the channel is dropped while the dead center is deallocated, before its memory can be reused.
-///
-/// Nothing runs under the lock but the registry's own bookkeeping: Foundation observers are added before a channel
-/// is published and removed after it is dropped, with the lock released, and observers that end are released after
-/// it too (releasing one can run any deinitialiser, of whatever its handler captured).
+/// Only the registry's bookkeeping runs under the lock. Foundation observers are added before a channel is published
+/// and removed after it is dropped, outside it; ended observers and replaced latest posts are released outside it
+/// too, as releasing one can run any deinitialiser.
 @usableFromInline
 final class ObserverRegistry: Sendable {
     @usableFromInline
     static let shared = ObserverRegistry()
 
     private struct State {
-        /// Every type's record, by the type's identity.
         var records: [ObjectIdentifier: TypeRecord] = [:]
-        /// The delivery target of each center and executor that live observations use, with how many use it; a
-        /// target goes when its last observation does. Found by identity (see ``DeliveryTarget/serves(_:)``).
+        /// Shared delivery targets, found by identity (``DeliveryTarget/serves(_:)``), with their observation counts.
         var targets: [DeliveryTarget.Key: (target: DeliveryTarget, users: Int)] = [:]
 
-        /// The shared target for `executor` on the center `centerID`, counted as used by one more observation.
+        /// The shared target for `executor` on `centerID`, with one more user.
         mutating func useTarget(_ executor: DeliveryTarget.Executor, on centerID: ObjectIdentifier) -> DeliveryTarget {
             let target = DeliveryTarget(executor, center: centerID)
-            // An `async` handler's task is its own, never shared or kept here.
+            // An `async` handler's task is its own, never shared.
             if case .task = executor { return target }
             if let (existing, users) = targets[target.key], existing.serves(executor) {
                 targets[target.key] = (existing, users + 1)
                 return existing
             }
-            // New, or the entry of a dead actor whose address this one took: that entry's observers no longer run.
+            // New, or a dead actor's entry at this one's address: its observers no longer run.
             targets[target.key] = (target, 1)
             return target
         }
 
-        /// Counts one observation of `target` less, dropping the entry with the last.
+        /// One user less; the last drops the entry.
         mutating func releaseTarget(_ target: DeliveryTarget) {
             guard let (existing, users) = targets[target.key], existing === target else { return }
             targets[target.key] = users > 1 ? (existing, users - 1) : nil
         }
     }
 
-    /// A channel's observers at one moment, with the channel's ``AnyChannel/cancellations`` at that moment.
+    /// A channel's observers and its ``AnyChannel/cancellations``, at one moment.
     @usableFromInline
     struct Snapshot {
-        /// All `Subscription<Event>` of the channel's `Event`, in registration order.
+        /// `Subscription<Event>`s of the channel's `Event`, in registration order.
         @usableFromInline
         let subscriptions: [AnySubscription]
         @usableFromInline
@@ -66,28 +59,24 @@ final class ObserverRegistry: Sendable {
         static var empty: Snapshot { Snapshot(subscriptions: [], cancellations: 0) }
     }
 
-    /// What a post needs: the name, and the channel and observers to deliver to directly, as one consistent snapshot.
+    /// What a post needs: the name and the observers to deliver to directly, as one consistent snapshot.
     @usableFromInline
     struct Route {
         @usableFromInline
         let name: Notification.Name
         @usableFromInline
         let snapshot: Snapshot
-        /// Whether the type keeps its latest post: then the post must be routed by ``keepLatest(_:of:from:in:)``,
-        /// which keeps it in the same step as it takes the observers.
+        /// Whether the post must go through ``keepLatest(_:of:from:in:)``, which keeps it as it takes the observers.
         @usableFromInline
         var keepsLatest = false
     }
 
-    /// What a registration that may have ended observers leaves to do once the lock is released.
+    /// What a registration leaves to do outside the lock: Foundation and deinitialisers may call back in.
     private struct Cleanup {
-        /// Observers removed under the lock, released after it.
         var ended: [AnySubscription] = []
-        /// The Foundation observer of a channel dropped under the lock, and the channel, removed after it.
         var bridge: (BridgeRegistration, AnyChannel)?
 
-        /// Done outside the lock: Foundation and deinitialisers may do anything, including calling back in. The
-        /// center is loaded here, not under the lock, since this may be the last strong reference to it.
+        /// Loads the center here, not under the lock: this may be its last strong reference.
         consuming func run() {
             if let (bridge, channel) = bridge, let center = channel.center {
                 FoundationBridge.removeBridgeObserver(bridge, from: center)
@@ -114,12 +103,12 @@ final class ObserverRegistry: Sendable {
     }
 
     private func cacheName<Event: Notifiable>(of subject: Event.Type) {
-        // Read outside the lock: a custom `notificationName` is user code. (The default one makes the record itself.)
+        // Outside the lock: a custom `notificationName` is user code (the default one makes the record itself).
         record(of: subject, name: subject.notificationName)
     }
 
     /// The default ``Notifiable/notificationName``: derived from the type's name once (`String(reflecting:)` costs
-    /// about 580 ns), then read from the type's record, without a lock.
+    /// about 580 ns), then read from its record.
     func derivedName<Event: Notifiable>(of subject: Event.Type) -> Notification.Name {
         if let name = state.withLock({ $0.records[ObjectIdentifier(subject)]?.name }) { return name }
         return record(of: subject, name: Notification.Name(DerivedNames.stableName(String(reflecting: subject)))).name
@@ -158,13 +147,9 @@ final class ObserverRegistry: Sendable {
 
     // MARK: - Registering
 
-    /// Registers a new observer, creating the channel (and its Foundation observer) for the first one.
-    ///
-    /// For a type that keeps its latest post, the new observer receives that post first, taken in the same step as it
-    /// is added: so it receives every post exactly once, either as the latest or live, never both (see
-    /// ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``).
-    ///
-    /// - Parameter senderFilter: The observer's sender filter, which the caller holds.
+    /// Registers an observer, making the channel (and its bridge) for the first one. For a type that keeps its latest
+    /// post, the observer gets that post first, taken as it is added, so it gets every post exactly once (see
+    /// ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``). The caller holds `senderFilter`.
     @usableFromInline
     func add<Event: Notifiable>(
         _ subject: Event.Type,
@@ -176,8 +161,7 @@ final class ObserverRegistry: Sendable {
         var added: Subscription<Event>?
         var replay: (() -> Void)?
         var sweeps = false
-        // Where a main-actor observer of a latest value is made, asked here: the answer asks Foundation
-        // (`Thread.isMainThread`), never to be called under the lock.
+        // Asked here, not under the lock: it calls Foundation (`Thread.isMainThread`).
         var observesOnMainActor = false
         if case .mainActor? = executor, subject is any LatestValueNotifiable.Type {
             observesOnMainActor = PlatformIsolation.isMainActor(nil)
@@ -207,8 +191,7 @@ final class ObserverRegistry: Sendable {
         return subscription
     }
 
-    /// Makes `post` the latest of `subject` on `center` and takes the observers it reaches, in one step; for a typed
-    /// post. Makes the channel (and its Foundation observer, which then keeps plain posts too) for the first.
+    /// For a typed post: makes it the latest of `subject` on `center` and takes the observers it reaches, in one step.
     @usableFromInline
     func keepLatest<Event: Notifiable>(
         _ payload: Event.Payload,
@@ -234,7 +217,7 @@ final class ObserverRegistry: Sendable {
         return route!
     }
 
-    /// Makes `post` the latest of `channel`'s type and takes the observers it reaches, in one step; for a plain post.
+    /// For a plain post: makes `post` the latest of `channel`'s type and takes the observers it reaches, in one step.
     func keepLatest(_ post: LatestPost, on channel: AnyChannel) -> Snapshot {
         let (snapshot, replaced): (Snapshot, LatestPost?) = state.withLock { _ in
             defer { channel.latest = post }
@@ -244,12 +227,11 @@ final class ObserverRegistry: Sendable {
         return snapshot
     }
 
-    /// The latest post of `subject` on `center`, if it keeps one.
     func latest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> LatestPost? {
         state.withLock { $0.records[ObjectIdentifier(subject)]?.channel(in: center)?.latest }
     }
 
-    /// Forgets the latest post of `subject` on `center`; it is released after the lock.
+    /// Forgets the latest post of `subject` on `center`, releasing it outside the lock.
     func clearLatest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) {
         let cleared: LatestPost? = state.withLock { state in
             guard let channel = state.records[ObjectIdentifier(subject)]?.channel(in: center) else {
@@ -261,12 +243,9 @@ final class ObserverRegistry: Sendable {
         withExtendedLifetime(cleared) {}
     }
 
-    /// Runs `body` under the lock with the channel of the type `typeID` on `center`, making the channel (with its
-    /// bridge, by `makeChannel`) first if there is none.
-    ///
-    /// A new channel is made and bridged to Foundation before the lock is taken, and only then published; if another
-    /// thread published one for the same type and center meanwhile, that one is used and the spare is unregistered.
-    /// So every published channel has its Foundation observer, and an observation has begun when `add` returns.
+    /// Runs `body` under the lock with the channel of `typeID` on `center`. A new one (`makeChannel`) is bridged
+    /// before the lock is taken, then published; if another thread published one meanwhile, that one is used and the
+    /// spare unregistered. So every published channel has its bridge, and an observation has begun when `add` returns.
     ///
     /// Not generic, so that registering needs no generic type's metadata at run time: with a generic result, an
     /// observe-then-cancel cycle cost 79% more instructions (2,307 → 4,128; callgrind, `Benchmarks/instructions.sh`).
@@ -316,9 +295,7 @@ final class ObserverRegistry: Sendable {
         case needsChannel(Notification.Name)
     }
 
-    /// Ends one observation; the channel and its Foundation observer go with the last one.
-    ///
-    /// - Returns: `true` if this call ended it, `false` if it had already ended.
+    /// Ends one observation (the last takes the channel and its bridge); `false` if it had already ended.
     func cancel(_ subscription: AnySubscription) -> Bool {
         var cleanup = Cleanup()
         let ended = state.withLock { state in
@@ -344,12 +321,9 @@ final class ObserverRegistry: Sendable {
         subscription.channel.cancellations.add(1)
     }
 
-    /// Ends the owner-bound observations of `channel` whose owner is gone.
-    ///
-    /// The owners are loaded outside the lock: loading one makes a strong reference, and if its other holders let go
-    /// meanwhile, its `deinit` runs here, where it may cancel a token of its own. Owners of main-actor and main-queue
-    /// observers are loaded only on the main actor (see ``AnySubscription``); elsewhere they wait for the next delivery
-    /// there.
+    /// Ends the owner-bound observations of `channel` whose owner is gone. Owners are loaded outside the lock (a load
+    /// can run the owner's `deinit`, which may cancel a token), and those of main-actor and main-queue observers only
+    /// on the main actor (see ``AnySubscription``); elsewhere they wait for the next delivery there.
     func sweepEndedOwners(of channel: AnyChannel, onMainActor: Bool = PlatformIsolation.isMainActor(nil)) {
         let candidates = state.withLock { _ in
             channel.subscriptions.filter { $0.isOwnerBound && (onMainActor || $0.ownerLoadsAnywhere) }
@@ -359,8 +333,7 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    /// Drops a channel without observers, unless it keeps its type's latest post: that one stays while its center
-    /// lives.
+    /// Drops a channel without observers, unless it keeps its type's latest post (then it lives as long as its center).
     private static func dropIfEmpty(_ channel: AnyChannel, in state: inout State, into cleanup: inout Cleanup) {
         guard channel.subscriptions.isEmpty, !channel.keepsLatest,
             state.records[channel.subject]?.remove(channel) == true
@@ -369,8 +342,8 @@ final class ObserverRegistry: Sendable {
         channel.bridge = nil
     }
 
-    /// Drops `channel` and releases its observers, if it is still registered: Foundation let its bridge go without
-    /// the package removing it, so its center is being deallocated. Called by ``BridgeRegistration``'s `deinit`.
+    /// Called by ``BridgeRegistration``'s `deinit`: if `channel` is still registered, its center is being deallocated,
+    /// so the channel is dropped and its observers ended.
     func bridgeEnded(_ channel: AnyChannel) {
         let (ended, latest): ([AnySubscription], LatestPost?) = state.withLock { state in
             guard state.records[channel.subject]?.remove(channel) == true else { return ([], nil) }
@@ -386,29 +359,25 @@ final class ObserverRegistry: Sendable {
             }
             return (channel.subscriptions, channel.latest)
         }
-        // Outside the lock: a sequence finishes here, and releasing an observer or the latest post can run any
-        // deinitialiser.
+        // Outside the lock: a sequence finishes here, and releases can run deinitialisers.
         for subscription in ended { subscription.didEnd() }
         withExtendedLifetime(latest) {}
     }
 
     // MARK: - Introspection, for tests
 
-    /// The Foundation observer of `subject`'s channel on `center`, for the test that simulates a Foundation that keeps
-    /// a dead center's observers (by holding it, so that the channel outlives its center).
+    /// `subject`'s bridge on `center`; a test holds it to act as a Foundation that keeps dead centers' observers.
     func bridge<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> BridgeRegistration? {
         let channel = state.withLock { $0.records[ObjectIdentifier(subject)]?.channel(in: center) }
         return channel?.bridge
     }
 
-    /// How many channels the registry holds for `subject`, on every center; for tests that check that dead centers
-    /// leave none.
+    /// How many channels `subject` has, on every center; for tests that dead centers leave none.
     func channelCount<Event: Notifiable>(of subject: Event.Type) -> Int {
         state.withLock { $0.records[ObjectIdentifier(subject)]?.channels.count ?? 0 }
     }
 
-    /// The live typed observations on `center`, grouped by type (sorted by name), each type's in registration order,
-    /// after ending those whose owner is gone (see ``sweepEndedOwners(of:onMainActor:)``).
+    /// The live typed observations on `center`, by type name then registration order, after a sweep of dead owners.
     func observations(in center: NotificationCenter) -> [TypedObservation] {
         let channels = sweepChannels(of: center)
         return state.withLock { _ in
@@ -428,8 +397,7 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    /// Live typed observers and Foundation observers the package holds for `center`, after ending observations whose
-    /// owner is gone.
+    /// Live typed observers and Foundation observers the package holds for `center`, after a sweep of dead owners.
     func registrationCounts(in center: NotificationCenter) -> (observers: Int, foundationObservers: Int) {
         let channels = sweepChannels(of: center)
         return state.withLock { _ in
@@ -438,7 +406,6 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    /// The channels of `center`, each swept of observations whose owner is gone.
     private func sweepChannels(of center: NotificationCenter) -> [AnyChannel] {
         let channels = state.withLock { $0.records.values.compactMap { $0.channel(in: center) } }
         for channel in channels { sweepEndedOwners(of: channel) }
@@ -447,11 +414,9 @@ final class ObserverRegistry: Sendable {
 }
 
 extension ObserverRegistry.Snapshot {
-    /// Delivers one post, typed or plain, to these observers: those on a target through it (see ``DeliveryTarget``),
-    /// the others on this thread, in registration order; those of the actor the post is made on run during it, at
-    /// their place in that order.
-    ///
-    /// Inlinable, so that it is specialised for the posted type in the caller's module.
+    /// Delivers one post, typed or plain: to observers on a target through it (see ``DeliveryTarget``), to the others
+    /// on this thread, in registration order (those of the posting actor during the post, in their place). Inlinable,
+    /// so that it is specialised for the posted type in the caller's module.
     @inlinable
     func deliver<Event: Notifiable>(
         _ payload: Event.Payload,
@@ -462,10 +427,8 @@ extension ObserverRegistry.Snapshot {
         if subscriptions.isEmpty { return }
         var targets = PostTargets()
         for subscription in subscriptions {
-            // The package's one downcast. Safe: a channel holds only `Subscription<Event>`s of its own `Event`
-            // (`ObserverRegistry.add` adds them to the channel of `Event`). The registry keeps them as
-            // `AnySubscription`, so that its bookkeeping is not generic (see `withChannel`); delivering is the one
-            // step that needs the type back.
+            // The package's one downcast. Safe: `add` puts only `Subscription<Event>`s in the channel of `Event`;
+            // they are kept as `AnySubscription` only so that the bookkeeping is not generic (see `withChannel`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
             if let target = subscription.target, target.isShared {
                 if targets.isFirstVisit(to: target) {
@@ -484,8 +447,7 @@ extension ObserverRegistry.Snapshot {
     }
 }
 
-/// The targets one post has reached so far: usually none or one (the main actor), kept without allocating; more in an
-/// array.
+/// The targets a post has reached: usually none or one (the main actor), kept without allocating; more in an array.
 @usableFromInline
 struct PostTargets {
     @usableFromInline
