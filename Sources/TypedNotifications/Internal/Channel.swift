@@ -4,8 +4,9 @@ import Foundation
 /// Foundation observer, its *bridge* (see ``FoundationBridge``), that decodes plain posts once for them.
 ///
 /// `@unchecked Sendable`: `subscriptions`, `ownerBoundCount` and `latest` are used only under ``ObserverRegistry``'s
-/// lock; `bridge` is set before the channel is published, then read only under that lock; `cancellations` is atomic;
-/// `center` is a weak reference, read atomically by the runtime, set once in `init`; the rest never changes.
+/// lock; `bridge` is set before the channel is published, then cleared under that lock (a weak reference, which the
+/// runtime reads and clears atomically); `cancellations` is atomic; `center` is a weak reference set once in `init`;
+/// the rest never changes.
 @usableFromInline
 class AnyChannel: @unchecked Sendable {
     /// Weak: observations never keep a center alive.
