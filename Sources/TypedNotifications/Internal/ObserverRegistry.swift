@@ -266,7 +266,7 @@ final class ObserverRegistry: Sendable {
                     channel = existing
                 } else if let new = spare {
                     channel = new
-                    state.records[typeID]?.add(new)
+                    state.records[typeID]?.channels.append(new)
                     spare = nil
                 } else {
                     return .needsChannel(entry.name)

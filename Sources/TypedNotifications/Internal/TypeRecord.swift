@@ -8,12 +8,7 @@ struct TypeRecord {
     let name: Notification.Name
     /// Whether the type is a ``LatestValueNotifiable`` (see ``ObserverRegistry/keepLatest(_:of:from:in:)``).
     let keepsLatest: Bool
-    private(set) var channels: [AnyChannel] = []
-
-    init(name: Notification.Name, keepsLatest: Bool) {
-        self.name = name
-        self.keepsLatest = keepsLatest
-    }
+    var channels: [AnyChannel] = []
 
     /// The channel of `center`, which the caller holds; never a dead center's at the same address (``CenterIdentity``).
     /// Where identity is not enough, the weak reference is loaded too, only on an identity match: it is then `center`
@@ -21,10 +16,6 @@ struct TypeRecord {
     func channel(in center: NotificationCenter) -> AnyChannel? {
         let id = ObjectIdentifier(center)
         return channels.first { $0.centerID == id && (!CenterIdentity.isChecked || $0.center === center) }
-    }
-
-    mutating func add(_ channel: AnyChannel) {
-        channels.append(channel)
     }
 
     /// `false` if `channel` is not one of this type's.
