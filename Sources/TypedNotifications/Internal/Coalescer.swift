@@ -1,13 +1,10 @@
 import Foundation
 
-/// The bursts of coalesced posts in progress (see ``NotificationCoalescing``): one per type, center and, unless the
-/// burst spans senders, sender.
-///
-/// A coalesced post joins its key's burst under the lock, or starts one and schedules its end. The end takes the
-/// burst's payloads under the lock and posts them outside it. The bursts of one key are delivered one after the
-/// other, in order: while one is being delivered, new posts gather in the next, whose end is scheduled only when the
-/// delivery is done. So an observer never receives an older burst after a newer one. Nothing but the bookkeeping
-/// runs under the lock: merging (user code) and releasing replaced payloads happen outside it.
+/// The coalesced bursts in progress (``NotificationCoalescing``), one per type, center and sender (unless spanning
+/// senders). A post joins its key's burst, or starts one and schedules its end. A key's bursts are delivered one after
+/// another: while one is delivered, posts gather in the next, whose end is scheduled only once that delivery is done,
+/// so no observer gets an older burst after a newer one. Only bookkeeping runs under the lock: posting, merging (user
+/// code) and releasing replaced payloads happen outside it.
 enum Coalescer {
     struct Key: Hashable {
         let subject: ObjectIdentifier
@@ -18,13 +15,9 @@ enum Coalescer {
         let sender: ObjectIdentifier?
     }
 
-    /// One burst: the payloads to deliver, its center, its latest sender, and where and when it ends. The center and
-    /// sender are held strongly until the burst is delivered (so that no other center or sender can take their
-    /// addresses, which the key holds, meanwhile).
-    ///
-    /// `@unchecked Sendable` because the payloads are held as `Any` (they are the type's `Sendable` payloads) and the
-    /// sender need not be `Sendable` (it is handed to handlers as a post's sender is); they are only touched under the
-    /// lock of ``slots``, and by the burst's end once it took them out.
+    /// One burst. Its center and sender are held strongly until delivered, so no other can take the key's addresses.
+    /// `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the sender need not be (handlers get it as a
+    /// post's sender); both are touched only under the lock of ``slots``, or by the burst's end once taken out.
     final class Burst: @unchecked Sendable {
         let center: NotificationCenter
         var sender: AnyObject?
@@ -77,8 +70,7 @@ enum Coalescer {
 
     private static let slots = Locked<[Key: Slot]>([:])
 
-    /// Adds `payload` to its key's burst, starting one (and scheduling its end, unless an earlier burst of the key is
-    /// being delivered) if none is gathering posts.
+    /// Adds `payload` to its key's burst, or starts one and schedules its end (unless the key's last is delivering).
     static func post<Event: Notifiable>(
         _ payload: Event.Payload,
         as subject: Event.Type,
@@ -119,9 +111,8 @@ enum Coalescer {
         if let scheduled { schedule(scheduled) }
     }
 
-    /// The context a burst begun with `isolation` ends on: the main actor for one begun on it (also, where the main
-    /// thread is the main actor, from code there that the compiler does not know to be isolated), the actor for one
-    /// begun on an actor, and none (the global executor) otherwise.
+    /// Where a burst begun with `isolation` ends: on that actor; else on the main actor if the code runs there (even if
+    /// the compiler does not know it), or else on the global executor.
     private static func endContext(of isolation: (any Actor)?) -> (any Actor)? {
         if let isolation { return isolation }
         return PlatformIsolation.isMainActor(nil) ? MainActor.shared : nil
@@ -139,8 +130,7 @@ enum Coalescer {
         burst.end(burst, context)
     }
 
-    /// Ends `burst`: takes its payloads, merges them if asked, posts the result on `context`, then schedules the end
-    /// of the key's next burst, if posts gathered in one meanwhile.
+    /// Ends `burst`: posts its payloads (merged if asked) on `context`, then schedules the key's next burst, if any.
     private static func deliver<Event: Notifiable>(
         _ burst: Burst,
         key: Key,

@@ -1,51 +1,40 @@
 public import Foundation
 
-/// One serial place where handlers run (the main actor, one actor, one `DispatchQueue` or one `OperationQueue`) for
-/// the observers of one center, with the one FIFO that they all share; or the task of one observer with an `async`
-/// handler, with its own FIFO.
-///
-/// Per center, so that one center's backlog never holds up another's observers, and so that centers (one per test,
-/// say) stay independent; the observers of one center on one target see one order.
+/// One serial place where one center's handlers run: the main actor, one actor, one `DispatchQueue` or one
+/// `OperationQueue` (its observers share one FIFO), or one `async` handler's own task and FIFO. Per center, so that one
+/// center's backlog never holds up another's and centers (one per test, say) stay independent. The registry makes one
+/// per center and queue or actor, counts its observations, and finds it by identity under its lock, with no weak load.
 ///
 /// **One order per target.** A post queues its payload for all of a target's observers in one step (one lock round
-/// trip, when it reaches the first of them in registration order), and the target runs its FIFO in order, one entry at
-/// a time, so every observer on a target sees the posts in one global order, whatever threads they come from, and no
-/// two of its handlers ever run at once. A post made on the target's own actor then runs the FIFO up to its own
-/// entries before it returns (see ``dispatch(_:to:from:isolation:)``), unless more than ``batchLimit`` entries wait or
-/// a handler of the target is running: then it stays queued. Whether a `DispatchQueue` is serial cannot be asked, so
-/// each queue object is one target and its observers are served one at a time. The main actor and
-/// `DispatchQueue.main` are two targets.
+/// trip, on reaching the first of them in registration order); the target runs its FIFO in order, one entry at a time.
+/// So its observers see the posts, from any thread, in one order, and no two of its handlers run at once. Each queue
+/// object is a target (whether it is serial cannot be asked); the main actor and `DispatchQueue.main` are two.
 ///
-/// At most one drain is scheduled at a time; it runs at most ``batchLimit`` entries, then schedules itself again
-/// behind whatever else its executor has, instead of looping for as long as producers outpace it.
-///
-/// The registry makes one target per center and queue or actor, and counts the observations that use it (see
-/// ``ObserverRegistry``), so targets are found by identity under its lock, without loading a weak reference.
+/// **A post made on the target's actor** runs the FIFO through its own entries before it returns, after what was queued
+/// before: code that posts on the main actor and then reads main-actor state sees it updated. Not when more than
+/// ``batchLimit`` entries wait (no post runs an unbounded backlog) or a handler of the target is running (the post came
+/// from it): then it is only queued, and runs once that handler returns, so no handler is re-entered. One drain is
+/// scheduled at a time, and yields its executor after ``batchLimit`` entries.
 @usableFromInline
 final class DeliveryTarget: Sendable {
     @usableFromInline
     enum Executor: Sendable {
         case mainActor
-        /// Weak: an observation never keeps the actor it is isolated to alive.
         case actor(WeakActor)
         case dispatch(DispatchQueue)
         case operation(OperationQueue)
-        /// A task of the observer's own, for one `async` handler: never shared (the registry makes one per such
-        /// observer and keeps none), so each delivery waits for the handler to return from the one before.
+        /// One `async` handler's own task: never shared nor kept by the registry, so each delivery awaits the last.
         case task
     }
 
-    /// One delivery waiting for its observer's turn.
-    ///
-    /// `@unchecked Sendable` because the payload is held as `Any` (it is the observer's `Sendable` payload type) and the
-    /// sender need not be `Sendable`: it is kept only for a handler that takes it (otherwise `nil`), and handed to
-    /// that handler on its target, as Foundation hands `object` to an observer registered with a queue.
+    /// One delivery waiting for its observer's turn. `@unchecked Sendable`: the payload is the observer's `Sendable`
+    /// payload, held as `Any`; the sender need not be `Sendable`, but is kept only for a handler that takes it, and
+    /// handed to it on its target, as Foundation hands `object` to an observer registered with a queue.
     struct Entry: @unchecked Sendable {
         let subscription: AnySubscription
         let payload: Any
         let sender: AnyObject?
-        /// For the latest post queued for a new observer that takes the sender: its sender is loaded on the target
-        /// (never under a lock), as a live post's is held.
+        /// Latest post for a new observer taking the sender: its sender is loaded on the target, never under a lock.
         var replayed: LatestPost? = nil
 
         /// On the target; the subscription checks that it is still active.
@@ -59,8 +48,7 @@ final class DeliveryTarget: Sendable {
         }
     }
 
-    /// What a post still has to do after queueing its entries: run them now, on the target's own actor, or schedule a
-    /// drain.
+    /// What a post still has to do after queueing: run entries now (on the target's own actor) or schedule a drain.
     struct Queued {
         /// The number of the last entry to run now, for a post made on the target's actor.
         let runsThrough: UInt64?
@@ -68,8 +56,7 @@ final class DeliveryTarget: Sendable {
     }
 
     private struct State {
-        /// Each entry with its number: entries are numbered in queue order, so that a post made on the target's
-        /// actor can run the queue up to its own last entry and no further.
+        /// Numbered in queue order, so that a post on the target's actor runs the queue up to its own last entry.
         var queue = FIFO<(number: UInt64, entry: Entry)>()
         var lastNumber: UInt64 = 0
         /// Whether a drain is scheduled (or running).
@@ -83,13 +70,11 @@ final class DeliveryTarget: Sendable {
         }
     }
 
-    /// The most items a drain runs before it yields its executor, and the longest backlog a post made on the target's
-    /// actor runs before delivering itself.
+    /// The most entries a drain runs before it yields its executor; the longest backlog a post on its actor runs.
     static var batchLimit: Int { 64 }
 
     let executor: Executor
-    /// Whether observers share the target: all but an `async` handler's task, which a post queues for directly (see
-    /// ``queue(_:for:)``), never through ``dispatch(_:to:from:isolation:cancellationsSeen:)``.
+    /// Whether observers share the target: all but an `async` handler's task, which ``queue(_:for:)`` feeds directly.
     @usableFromInline
     let isShared: Bool
     /// The identity the registry finds a shared target by: its center's and its executor's.
@@ -97,11 +82,9 @@ final class DeliveryTarget: Sendable {
     /// Guards the FIFO and whether a drain is scheduled; only the package's bookkeeping runs under it.
     private let state = Locked(State())
 
-    /// A target's identity in the registry.
     struct Key: Hashable {
         let center: ObjectIdentifier
-        /// The queue's or actor's identity; `nil` for the main actor (and for an `async` handler's task, which the
-        /// registry never keeps: see `ObserverRegistry.State.useTarget`).
+        /// The queue's or actor's identity; `nil` for the main actor and for a task (never kept by the registry).
         let executor: ObjectIdentifier?
     }
 
@@ -119,8 +102,7 @@ final class DeliveryTarget: Sendable {
         key = Key(center: center, executor: id)
     }
 
-    /// Whether handlers run on the main thread: the main actor, `DispatchQueue.main` or `OperationQueue.main`. An
-    /// owner of such an observation (a view model, a view controller) is loaded only there.
+    /// Whether handlers run on the main thread, where alone such an observer's owner is loaded (``AnySubscription``).
     var isMain: Bool {
         switch executor {
         case .mainActor: true
@@ -130,8 +112,8 @@ final class DeliveryTarget: Sendable {
         }
     }
 
-    /// Whether this is the target of `executor`: for an actor, the same actor and not a dead one at its address.
-    /// Loads the weak reference only when the identities match, when it is the caller's own actor or `nil`.
+    /// Whether this serves `other`: for an actor, the same one, not a dead one at its address. Its reference is loaded
+    /// only when the identities match, when it is the caller's own actor or `nil`.
     func serves(_ other: Executor) -> Bool {
         switch (executor, other) {
         case (.mainActor, .mainActor): true
@@ -149,7 +131,7 @@ final class DeliveryTarget: Sendable {
         switch executor {
         case .mainActor: PlatformIsolation.isMainActor(isolation)
         case .actor(let target):
-            // The weak reference is loaded only when the identity is the caller's actor, which the caller holds.
+            // Loaded only when the identity is the caller's actor, which the caller holds.
             isolation.map { ObjectIdentifier($0) == target.id && target.actor === $0 } ?? false
         case .dispatch, .operation, .task: false
         }
@@ -157,15 +139,7 @@ final class DeliveryTarget: Sendable {
 
     // MARK: - Posting
 
-    /// Hands one post to this target's observers among `subscriptions`, in one step (a post calls it when it reaches
-    /// the target's first observer in registration order).
-    ///
-    /// A post made on the target's actor then runs the queue up to and including its own deliveries, one at a time,
-    /// before it returns: so code that posts on the main actor and then reads main-actor state sees it updated, and
-    /// what was queued before runs first. It does not when more than ``batchLimit`` deliveries wait (a post never runs
-    /// an unbounded backlog), nor when a handler of this target is running (the post was made from inside it): the
-    /// post is then only queued, behind what waits, and runs when the handler has returned. So all of a target's
-    /// observers see one order, and no handler is re-entered.
+    /// Queues one post for this target's observers among `subscriptions`, in one step; see ``DeliveryTarget``.
     @usableFromInline
     func dispatch<Payload: Sendable>(
         _ payload: Payload,
@@ -185,16 +159,14 @@ final class DeliveryTarget: Sendable {
         finish(enqueue(entries, isCurrent: isCurrent(isolation)))
     }
 
-    /// Queues one post for the `async` handler whose task this is, and starts the task if none is running; called by
-    /// ``Subscription/deliverOther(_:from:)`` once the owner and the sender are checked.
+    /// Queues a post for this task's `async` handler and starts the task if idle; the caller checked owner and sender.
     func queue(_ payload: Any, for subscription: AnySubscription) {
         let entry = Entry(subscription: subscription, payload: payload, sender: nil)
         finish(enqueue(CollectionOfOne(entry), isCurrent: false))
     }
 
-    /// Queues `entries`, in one step; then the caller calls ``finish(_:)``, outside every lock. Takes only the target's
-    /// own lock, so the registry may call it under its lock, to queue the latest post for a new observer before any
-    /// post can queue anything for it.
+    /// Queues `entries` in one step; the caller then calls ``finish(_:)`` outside every lock. Takes only the target's
+    /// lock, so the registry may call it under its own, to queue a new observer's latest post before any live post.
     func enqueue(_ entries: some Sequence<Entry>, isCurrent: Bool) -> Queued {
         state.withLock { state in
             let runsNow = isCurrent && !state.isRunning && state.queue.count <= Self.batchLimit
@@ -254,9 +226,8 @@ final class DeliveryTarget: Sendable {
         job()
     }
 
-    /// A drain on an `OperationQueue` that `cancelAllOperations()` cancelled before it started: it will never run, so
-    /// the next one is scheduled now, or nothing queued would ever run again. The deliveries it would have made are
-    /// kept (they were posts, not operations of the caller's).
+    /// A drain that `cancelAllOperations()` cancelled before it started never runs, so the next one is scheduled now,
+    /// or nothing queued would run again. Its deliveries are kept (they were posts, not the caller's operations).
     fileprivate func drainWasCancelled() {
         let more = state.withLock { state in
             if state.queue.isEmpty { state.isScheduled = false }
@@ -279,9 +250,8 @@ final class DeliveryTarget: Sendable {
         if more { schedule() }
     }
 
-    /// The oldest entry, if its number is at most `last`; the caller runs it, and a handler of the target is then
-    /// running until the next call. When there is none, nothing is running, and if the queue is empty, the drain in
-    /// flight (if any) ends: the next post schedules a new one.
+    /// The oldest entry, if numbered at most `last`, for the caller to run: a handler is running until the next call.
+    /// With none, nothing runs, and an empty queue ends the drain in flight (the next post schedules one).
     private func take(through last: UInt64) -> Entry? {
         state.withLock { state in
             guard let number = state.queue.first?.number, number <= last, let entry = state.queue.take() else {
@@ -295,11 +265,9 @@ final class DeliveryTarget: Sendable {
     }
 }
 
-/// A weak reference to an actor, with the actor's identity: an observation never keeps its actor alive, and the
-/// registry finds the actor's target by identity without loading the reference.
-///
-/// `@unchecked Sendable` only because the stored property is `var` (as every weak reference must be); it is set once,
-/// in `init`, and the Swift runtime reads and clears weak references atomically. Actors are `Sendable`.
+/// An actor, held weakly (an observation never keeps its actor alive), with the identity its target is found by.
+/// `@unchecked Sendable` only as a weak reference must be a `var`: set once, in `init`, and read and cleared atomically
+/// by the runtime. Actors are `Sendable`.
 @usableFromInline
 final class WeakActor: @unchecked Sendable {
     @usableFromInline
@@ -312,11 +280,8 @@ final class WeakActor: @unchecked Sendable {
     }
 }
 
-/// A drain as an `OperationQueue` operation, which notices when it is cancelled before it starts (see
-/// ``DeliveryTarget/drainWasCancelled()``).
-///
-/// `@unchecked Sendable` (as `Operation` subclasses must be, to cross to the queue): its own state is guarded by the
-/// package's lock, and `target` never changes.
+/// A drain as an `Operation` that notices a cancellation before it starts (``DeliveryTarget/drainWasCancelled()``).
+/// `@unchecked Sendable`, as `Operation` subclasses must be: its state is under a lock; `target` never changes.
 private final class DrainOperation: Operation, @unchecked Sendable {
     private let target: DeliveryTarget
     /// Whether the drain has started, and whether a cancellation came first (then it never will).

@@ -1,38 +1,30 @@
 public import Foundation
 
-/// The type-independent part of one observer: its filters, its lifetime, its target, and its place in a ``Channel``.
-/// Tokens, owner-bound observations and sequences hold it to end the observation (``cancel()``).
+/// The type-independent part of one observer, in a ``Channel``: the registry's bookkeeping runs on it as concrete code;
+/// only delivering a payload is generic. An observation ends on ``cancel()``, when its owner is found dead (by a post,
+/// a sweep or its target), or when its center goes; then its handler is never called, even for a queued delivery.
 ///
-/// The registry's bookkeeping (adding, removing, sweeping, counting) works on this non-generic class only, so it runs
-/// as concrete code; only delivering a payload is generic.
+/// **Weak loads.** No weak reference is loaded under a package lock: loading makes a strong reference, and if the other
+/// holders let go meanwhile, `deinit` would run under the lock. The sender filter is loaded only if the post's sender
+/// (held by the poster) has its identity (``senderID``). The owner is loaded only in ``ownerIsAlive()``, outside locks,
+/// and for a main-actor or main-queue observer only on the main actor, so that the package never becomes the last
+/// holder of a main-actor object on another thread.
 ///
-/// Weak references are never loaded under a lock of the package: loading one makes a strong reference, and if the
-/// other holders let go meanwhile, the object's `deinit` would run under the lock. The sender filter is compared by
-/// identity first (``senderID``) and loaded only when the post's own sender, which the posting caller holds, has that
-/// identity. The owner is loaded by ``ownerIsAlive()`` only, outside locks; for an observer on the main actor (or the
-/// main queue), only there, so that the package never becomes the last holder of a main-actor object on another
-/// thread.
-///
-/// `@unchecked Sendable` because of the two weak references, whose types need not be `Sendable`: the sender is only
-/// ever compared by identity, never used, and the owner is `Sendable` where the public API accepts it (it is stored
-/// as `AnyObject` only to be tested for `nil`). Everything else is immutable after `init` except `isCancelled`,
-/// which is read and written only under `ObserverRegistry`'s lock, and the Swift runtime reads and clears weak
-/// references atomically.
+/// `@unchecked Sendable` for the two weak references, whose types need not be `Sendable`: the sender is only compared
+/// by identity, the owner only tested for `nil` (it is `Sendable` where the public API takes it), and the runtime reads
+/// and clears weak references atomically. All else but `isCancelled` (registry's lock) is immutable after `init`.
 @usableFromInline
 class AnySubscription: @unchecked Sendable {
-    // The stored properties are in an order that leaves no padding: the one-byte ones share the site's last word.
+    // Ordered to leave no padding: the one-byte properties share the site's last word.
     @usableFromInline
     let channel: AnyChannel
-    /// The bit pattern of the sender filter's identity (`0` for none), compared with a post's sender before the weak
-    /// reference is loaded.
+    /// The sender filter's identity as a bit pattern (`0` for none); see "Weak loads" above.
     @usableFromInline
     let senderID: UInt
-    /// Only payloads posted by this object are delivered. Being weak, a freed sender can never match again, even when
-    /// a new object reuses its address. Set once, in `init`.
+    /// Weak, so that a freed sender never matches again, even when a new object takes its address. Set once, in `init`.
     @usableFromInline
     weak var sender: AnyObject?
-    /// The serial target the handler runs on (a queue, the main actor, an actor, or an `async` handler's own task),
-    /// or `nil` for an observer called on the posting thread.
+    /// Where the handler runs (see ``DeliveryTarget``); `nil` for an observer called on the posting thread.
     @usableFromInline
     let target: DeliveryTarget?
     /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
@@ -41,9 +33,7 @@ class AnySubscription: @unchecked Sendable {
     let isOwnerBound: Bool
     /// Whether the handler takes the sender, so that a queued delivery keeps it.
     let takesSender: Bool
-    /// Set once, when the observation ends (cancelled, swept after its owner died, or its center gone). Guarded by
-    /// the registry's lock; a post reads it only when its channel's ``AnyChannel/cancellations`` says an observer has
-    /// ended.
+    /// Set when the observation ends (registry's lock); a post reads it only if ``AnyChannel/cancellations`` moved.
     var isCancelled = false
     let kind: TypedObservation.Delivery
 
@@ -67,11 +57,10 @@ class AnySubscription: @unchecked Sendable {
         self.target = target
     }
 
-    /// Whether the owner may be loaded on any thread: not for observers on the main actor or main queue (see above).
+    /// Whether the owner may be loaded on any thread: not for an observer on the main actor or main queue.
     final var ownerLoadsAnywhere: Bool { target?.isMain != true }
 
-    /// `false` once the owner of an owner-bound observation has been deallocated. Loads the owner: call only outside
-    /// the package's locks, and for an observer on the main actor only on the main actor.
+    /// `false` once an owner-bound observation's owner is gone. Loads the owner: see "Weak loads" above.
     @usableFromInline
     func ownerIsAlive() -> Bool {
         true
@@ -87,9 +76,7 @@ class AnySubscription: @unchecked Sendable {
         target?.discardPending(for: self)
     }
 
-    /// Whether the observation has ended, for a post whose snapshot saw `count` cancellations on the channel.
-    ///
-    /// Free of locks while no observer of the channel has ended since the snapshot, which is almost always.
+    /// Whether the observation has ended, for a post that saw `count` cancellations: lock-free unless there were more.
     @inlinable
     final func hasEnded(cancellationsSeen count: UInt64) -> Bool {
         channel.hasCancellations(since: count) && ObserverRegistry.shared.isCancelled(self)
@@ -107,9 +94,8 @@ class AnySubscription: @unchecked Sendable {
     @usableFromInline
     func reportDiscarded(site: ObservationSite) {}
 
-    /// Whether a post from `postSender` is for this observer. The filter's weak reference is loaded only when
-    /// `postSender`, which the caller holds, has its identity: then it is that object, or `nil` if the filter's
-    /// object died and `postSender` took its address.
+    /// Whether a post from `postSender` is for this observer. Loads the filter only when `postSender` has its identity:
+    /// then it is that object, or `nil` if the filter's object died and `postSender` took its address.
     @inlinable
     final func accepts(_ postSender: AnyObject?) -> Bool {
         guard senderID != 0 else { return true }
@@ -117,8 +103,7 @@ class AnySubscription: @unchecked Sendable {
         return sender === postSender
     }
 
-    /// Tells an observer that wants to know about a plain post that could not be decoded, if it would have
-    /// delivered the post; on the posting thread. ``Subscription`` knows whether it wants to.
+    /// Reports an undecodable plain post to an observer that wants it and would have taken it; on the posting thread.
     func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?, cancellationsSeen count: UInt64) {}
 
     /// Runs a delivery that waited for this observer's target, if the observation is still active; on the target.
@@ -127,23 +112,18 @@ class AnySubscription: @unchecked Sendable {
     /// Awaits an `async` handler with a delivery that waited for its task, if the observation is still active.
     func runQueuedAsync(_ payload: Any) async {}
 
-    /// Called once the registry ended the observation without a `cancel()` (its center or owner is gone), outside
-    /// its lock; a sequence finishes here.
+    /// Called, outside its lock, once the registry ended the observation without `cancel()`; a sequence finishes here.
     func didEnd() {}
 }
 
 /// A typed observer's handler, in the shape its observing API took it.
 @usableFromInline
 enum Handler<Payload: Sendable>: Sendable {
-    /// Takes the payload: most observers.
     case payload(@Sendable (Payload) -> Void)
-    /// Takes the payload and whoever posted it.
     case payloadAndSender(@Sendable (Payload, AnyObject?) -> Void)
-    /// An `async` handler, run by a task of its own (a ``DeliveryTarget/Executor/task`` target), one delivery at a
-    /// time. It never receives the sender, so none is kept.
+    /// Run by its own ``DeliveryTarget/Executor/task`` target, one delivery at a time; never given the sender.
     case async(@Sendable (Payload) async -> Void)
-    /// Takes every post with its sender, decoded or, for a plain post that cannot be decoded, the error; for the
-    /// testing kit.
+    /// For the testing kit: every post with its sender, decoded or, for an undecodable plain post, the error.
     case everyPost(@Sendable (Result<Payload, any Error>, AnyObject?) -> Void)
 
     @usableFromInline
@@ -155,27 +135,22 @@ enum Handler<Payload: Sendable>: Sendable {
     }
 }
 
-/// One typed observer: its handler, and what it needs to run it.
-///
-/// `@unchecked Sendable` as ``AnySubscription``; what it adds is immutable and `Sendable`.
+/// One typed observer; `@unchecked Sendable` as ``AnySubscription``: what it adds is immutable and `Sendable`.
 @usableFromInline
 final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendable {
     typealias Payload = Event.Payload
 
-    /// The common observer's handler (it takes the payload only, runs on the posting thread and has no owner), kept
-    /// alone so that the record stays small and a post calls it with one check (`rest == nil`); a no-op for the
-    /// others. Not optional: calling an optional closure property copies it out first, a retain and a release per
-    /// observer and post (about 50 instructions; callgrind, a post with 100 observers).
+    /// The common observer's handler (payload only, no target or owner), alone so the record stays small and a post
+    /// needs one check (`rest == nil`); else a no-op. Not optional: calling an optional closure property copies it out,
+    /// a retain and a release per observer and post (about 50 instructions; callgrind, a post with 100 observers).
     @usableFromInline
     let direct: @Sendable (Event.Payload) -> Void
     /// What the others need: their handler and owner; `nil` for the common observer.
     @usableFromInline
     let rest: Rest?
 
-    /// The handler of an observer that is not ``direct``, and what else it needs.
-    ///
-    /// `@unchecked Sendable` because of the weak owner, as ``AnySubscription``'s sender; the rest is immutable and
-    /// `Sendable`.
+    /// The handler of an observer that is not ``direct``, and what else it needs. `@unchecked Sendable` for the weak
+    /// owner, as ``AnySubscription``; the rest is immutable and `Sendable`.
     @usableFromInline
     final class Rest: @unchecked Sendable {
         /// For owner-bound observations: once the owner is gone, the observation ends. Set once, in `init`.
@@ -185,8 +160,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         /// Called when the registry ends the observation without a `cancel()`.
         @usableFromInline
         let onEnd: (@Sendable () -> Void)?
-        /// For a sequence: buffers the latest post for it, under the registry's lock (see
-        /// ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``).
+        /// For a sequence: buffers the latest post for it under the registry's lock (in `replay`).
         @usableFromInline
         let bufferUnderLock: (@Sendable (Event.Payload) -> Void)?
 
@@ -235,7 +209,6 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         )
     }
 
-    /// The handler, in the shape its observing API took it.
     @usableFromInline
     var handler: Handler<Event.Payload> {
         rest?.handler ?? .payload(direct)
@@ -272,11 +245,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         handler(.failure(error), postSender)
     }
 
-    /// Delivers one post to an observer that runs on the posting thread (or, for an `async` handler, queues it for
-    /// its task), if the observation is still active and the sender matches. Observers on a shared target are not
-    /// called here: see ``DeliveryTarget/dispatch(_:to:from:isolation:cancellationsSeen:)``.
-    ///
-    /// Inlinable, so that a post's loop over its observers is specialised in the caller.
+    /// Delivers a post on the posting thread (or queues it for an `async` handler's task) if still active and the
+    /// sender matches; not for observers on a shared ``DeliveryTarget``. Inlinable, to be specialised in a post's loop.
     @inlinable
     func deliver(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
         if hasEnded(cancellationsSeen: count) { return }
@@ -287,8 +257,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
-    /// The less common observers on the posting thread: owner-bound, taking the sender, or `async` (queued for the
-    /// handler's task, without scanning the post's other observers).
+    /// The rarer observers on the posting thread: owner-bound, taking the sender, or `async` (queued for its task).
     @usableFromInline
     func deliverOther(_ payload: Event.Payload, from postSender: AnyObject?) {
         // Checked before the sender filter, so that any post ends an observation whose owner is gone.
@@ -315,9 +284,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
-    /// The checks before a handler runs on its target, in the order that makes each guarantee hold: an observation
-    /// that ended (even during the delivery just before this one) is never called, and an owner that died ends it.
-    /// Only on the target, so that a main-actor owner is loaded on the main actor.
+    /// Checks made on the target before a handler runs (``AnySubscription``): a main-actor owner is loaded only there.
     @usableFromInline
     func mayRunOnTarget() -> Bool {
         guard !ObserverRegistry.shared.isCancelled(self) else { return false }
@@ -340,21 +307,16 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         await handler(payload as! Payload)
     }
 
-    /// Hands the latest post of its type to this new observer, first: called by the registry under its lock, in the
-    /// step that adds the observer, so that no post can reach the observer before it and none is both the latest and
-    /// delivered live (a post takes the same lock to become the latest and to find its observers).
-    ///
-    /// What has a queue of its own (a target, including an `async` handler's task, or a sequence's buffer) gets the
-    /// post queued here, ahead of any live post; a handler on the posting thread is called by the returned closure,
-    /// which the registry runs after the lock, on the observing thread. Only the package's own locks are taken here.
+    /// Hands this new observer its type's latest post, first: the registry calls it under its lock while adding it, so
+    /// no post reaches it before and none is both the latest and delivered live (a post takes that lock for both). Only
+    /// the package's own locks are taken. A target or a sequence's buffer gets it queued here, ahead of live posts; a
+    /// handler on the posting thread is called by the returned closure, which the registry runs after the lock, on the
+    /// observing thread.
     ///
     /// - Parameters:
-    ///   - filter: The sender filter, which the caller holds: the latest post's sender is loaded only when it has the
-    ///     filter's identity, and is then the filter itself (or `nil`, if the sender died and the filter took its
-    ///     address), so that the load cannot release the last reference under the lock.
+    ///   - filter: Held by the caller; the latest sender is loaded only if it has its identity (``AnySubscription``).
     ///   - onTarget: Whether the observing code runs on the observer's target (asked before the lock): then the latest
     ///     post runs before the observing call returns, as a post made there would.
-    /// - Returns: What to run after the lock, if anything.
     func replay(
         _ latest: LatestPost, filter: AnyObject?, onTarget: Bool, cancellationsSeen count: UInt64
     ) -> (() -> Void)? {
@@ -379,18 +341,15 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     }
 }
 
-/// Where an observation was made: the `#fileID` and `#line` of the observing call, kept as the literal's address and
-/// the line.
-///
-/// `@unchecked Sendable` because of the pointer: it points at a string literal, immutable static data of the module
-/// that made the observation, which is never written or freed while the process runs.
+/// Where an observation was made: the observing call's `#fileID` literal, by address, and its `#line`.
+/// `@unchecked Sendable` for the pointer, to a string literal: static data of its module, never written or freed.
 ///
 /// For memory, not speed: a `StaticString` and a `UInt` instead would cost 0.4% more instructions per
 /// observe-then-cancel, but 32 bytes more per observation (184 against 152 bytes, where the plain `NotificationCenter`
 /// twin takes 161; `TypedNotificationsRatios --filter memory`).
 @usableFromInline
 struct ObservationSite: @unchecked Sendable {
-    /// The UTF-8 bytes of a `#fileID` literal, which the compiler ends with a NUL byte, as every string literal.
+    /// A `#fileID` literal's UTF-8 bytes, NUL-terminated (for `String(cString:)`) as every string literal is.
     private let start: UnsafePointer<UInt8>
     @usableFromInline
     let line: UInt32
