@@ -19,7 +19,7 @@ class AnyChannel: @unchecked Sendable {
     /// The `Notifiable` type's module-qualified name, for ``Foundation/NotificationCenter/typedObservations``.
     let subjectName: String
     /// The runtime's exclusivity checks, which cannot see the lock, are off: with them, an observe-then-cancel cycle
-    /// costs 18.1% more instructions (2,346 → 2,770) and a post to one observer 1.0% more (callgrind,
+    /// costs 17.5% more instructions (2,395 → 2,813) and a post to one observer 0.9% more (callgrind,
     /// `Benchmarks/instructions.sh`). `ownerBoundCount` keeps them: they cost nothing measurable there.
     @exclusivity(unchecked) var subscriptions: [AnySubscription] = []
     /// Owner-bound `subscriptions`: only those end without `cancel()`, so only then is a dead-owner sweep worth it.

@@ -31,7 +31,7 @@ private typealias Primitive = pthread_mutex_t
 package final class Locked<State>: @unchecked Sendable {
     private let primitive = UnsafeMutablePointer<Primitive>.allocate(capacity: 1)
     /// Only touched inside `withLock`, so the runtime's exclusivity checks, which cannot see the lock, are switched
-    /// off: with them an observe-then-cancel cycle costs 16.3% more instructions (2,346 → 2,729; callgrind,
+    /// off: with them an observe-then-cancel cycle costs 16.5% more instructions (2,395 → 2,790; callgrind,
     /// `Benchmarks/instructions.sh`).
     @exclusivity(unchecked) private var state: State
 
@@ -86,9 +86,10 @@ package final class Locked<State>: @unchecked Sendable {
     }
 
     #if !canImport(Darwin)
-    /// Whether the mutex checks for re-entry. Not in release builds: an error-checking mutex costs an
-    /// observe-then-cancel cycle 4.8% more instructions (2,150 → 2,253; callgrind, `Benchmarks/instructions.sh`), and
-    /// debug builds already trap on any re-entry.
+    /// Whether the mutex checks for re-entry. Not in release builds, where debug builds already trap on any re-entry:
+    /// an error-checking mutex costs an observe-then-cancel cycle 4.3% more instructions (2,395 → 2,497) and a post
+    /// with no observers 0.9% (callgrind, `Benchmarks/instructions.sh`), which would take both past the 3% the
+    /// simplifications of issue 21 may cost against its start (2,346 and 3,995).
     private static var trapsOnReentry: Bool {
         #if DEBUG || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
         true
