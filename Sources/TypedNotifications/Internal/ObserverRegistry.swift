@@ -87,6 +87,11 @@ final class ObserverRegistry: Sendable {
 
     private let state = Locked(State())
 
+    private init() {
+        // Foundation is probed here, on the first use of the registry, outside its lock: lookups under the lock ask.
+        _ = CenterIdentity.foundationReleasesObserversOfDeadCenters
+    }
+
     // MARK: - Posting
 
     @usableFromInline

@@ -35,18 +35,28 @@ enum PlatformBridging {
     /// The `userInfo` that the package hands to `NotificationCenter.post(name:object:userInfo:)`.
     ///
     /// On Apple platforms Foundation bridges it to `NSDictionary` and observers read it back as a dictionary that may
-    /// not be the one posted: values become Objective-C objects (`Optional.none` becomes `NSNull`, numbers and `Bool`
-    /// become `NSNumber`, strings `NSString`, other Swift values are boxed; class instances stay themselves). The
-    /// simulated-Apple build posts a new dictionary whose top-level values are bridged so, by Swift's Foundation's own
-    /// `as AnyObject`. Elsewhere `userInfo` is passed on as it is.
+    /// not be the one posted: values become Objective-C objects (`nil`, at any depth of optionals, the `NSNull`
+    /// singleton; numbers and `Bool` `NSNumber`; strings `NSString`; other Swift values boxed; class instances stay
+    /// themselves). The simulated-Apple build posts a new dictionary whose top-level values are bridged so, by Swift's
+    /// Foundation's own `as AnyObject` after unwrapping optionals. Elsewhere `userInfo` is passed on as it is.
     @inline(__always)
     static func postable(_ userInfo: [AnyHashable: Any]?) -> [AnyHashable: Any]? {
         #if TYPED_NOTIFICATIONS_SIMULATE_DARWIN
-        userInfo.map { userInfo in userInfo.mapValues { $0 as AnyObject } }
+        userInfo.map { userInfo in userInfo.mapValues(objectiveCValue) }
         #else
         userInfo
         #endif
     }
+
+    #if TYPED_NOTIFICATIONS_SIMULATE_DARWIN
+    /// Optionals are unwrapped first, as Apple's bridge does (SE-0140): Swift's Foundation turns a nested `nil` into
+    /// an object that still casts back to `Optional(nil)`, never a plain `NSNull`.
+    private static func objectiveCValue(_ value: Any) -> Any {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value as AnyObject }
+        return mirror.children.first.map { objectiveCValue($0.value) } ?? NSNull()
+    }
+    #endif
 }
 
 // MARK: - The main actor
@@ -102,6 +112,7 @@ extension PlatformBridging {
     /// bridging adopts a Swift dictionary's native storage on the way back. The simulated-Apple build copies it
     /// (``postable(_:)``), standing for a Foundation that rebuilds it. `FoundationBridge` depends on it.
     static let foundationCopiesUserInfo: Bool = {
+        LockDiscipline.assertNoLockHeld("probes Foundation")
         let center = NotificationCenter()
         let name = Notification.Name("TypedNotifications.probe")
         // `nonisolated(unsafe)` is safe: the observer reads it only during the synchronous `post` below, on this
@@ -139,36 +150,27 @@ enum CenterIdentity {
         return !foundationReleasesObserversOfDeadCenters
     }
 
+    /// Probed when the registry is made (``ObserverRegistry/shared``), never under its lock.
     static let foundationReleasesObserversOfDeadCenters: Bool = {
-        let released = AtomicWord.make()
-        let probe = ReleaseProbe { _ = released.set() }
+        LockDiscipline.assertNoLockHeld("probes Foundation")
+        weak var probe: Probe?
+        // A center with an observer whose block holds the probe, let go without removing the observer.
+        func observeAndDrop() {
+            let held = Probe()
+            probe = held
+            _ = NotificationCenter().addObserver(forName: .init("TypedNotifications.probe"), object: nil, queue: nil) {
+                _ in withExtendedLifetime(held) {}
+            }
+        }
         #if canImport(Darwin)
-        autoreleasepool { observeAndDrop(holding: probe) }
+        autoreleasepool { observeAndDrop() }
         #else
-        observeAndDrop(holding: probe)
+        observeAndDrop()
         #endif
-        _ = consume probe
-        return released.isSet
+        return probe == nil
     }()
 
-    /// A center with an observer whose block holds `probe`, let go without removing the observer.
-    private static func observeAndDrop(holding probe: ReleaseProbe) {
-        let center = NotificationCenter()
-        _ = center.addObserver(forName: .init("TypedNotifications.probe"), object: nil, queue: nil) { _ in
-            withExtendedLifetime(probe) {}
-        }
-    }
-
-    /// Calls `onRelease` when deallocated.
-    private final class ReleaseProbe: Sendable {
-        let onRelease: @Sendable () -> Void
-
-        init(_ onRelease: @escaping @Sendable () -> Void) {
-            self.onRelease = onRelease
-        }
-
-        deinit { onRelease() }
-    }
+    private final class Probe: Sendable {}
 }
 
 // MARK: - The main queue
