@@ -160,6 +160,8 @@ public enum NotificationDiagnostics {
     }
 
     private static let handler = Locked<Handler?>(nil)
+    /// The flags behind ``reportsUnobservedPosts`` and ``tracesPosts``: atomic, since every post reads them, on any
+    /// thread, without a lock.
     private static let unobservedReports = AtomicWord.make()
     private static let postTraces = AtomicWord.make()
     /// How many ``withHandler(_:operation:)`` scopes are open, so that reports while none is skip the task-local
