@@ -116,18 +116,17 @@ final class ObserverRegistry: Sendable {
     /// about 580 ns), then read from its record.
     func derivedName<Event: Notifiable>(of subject: Event.Type) -> Notification.Name {
         if let name = state.withLock({ $0.records[ObjectIdentifier(subject)]?.name }) { return name }
-        return record(of: subject, name: Notification.Name(DerivedNames.stableName(String(reflecting: subject)))).name
+        return record(of: subject, name: Notification.Name(DerivedNames.stableName(String(reflecting: subject))))
     }
 
-    /// The record of `subject`, made with `name` if it has none yet.
+    /// Makes the record of `subject` with `name`, unless it has one; returns the record's name.
     @discardableResult
-    private func record<Event: Notifiable>(of subject: Event.Type, name: Notification.Name) -> TypeRecord {
+    private func record<Event: Notifiable>(of subject: Event.Type, name: Notification.Name) -> Notification.Name {
         let keepsLatest = subject is any LatestValueNotifiable.Type
         return state.withLock { state in
-            if let existing = state.records[ObjectIdentifier(subject)] { return existing }
-            let record = TypeRecord(name: name, keepsLatest: keepsLatest)
-            state.records[ObjectIdentifier(subject)] = record
-            return record
+            if let existing = state.records[ObjectIdentifier(subject)] { return existing.name }
+            state.records[ObjectIdentifier(subject)] = TypeRecord(name: name, keepsLatest: keepsLatest)
+            return name
         }
     }
 
