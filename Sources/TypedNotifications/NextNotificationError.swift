@@ -16,7 +16,8 @@ public import Foundation
 /// }
 /// ```
 public enum NextNotificationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The time limit passed first; `seconds` is the limit the wait was given.
+    /// The time limit passed first; `seconds` is the limit the wait was given, or 0 for a negative or NaN one (such
+    /// a limit has passed before the wait begins, as zero has).
     ///
     /// In seconds rather than as a `Duration`, which needs macOS 13 / iOS 16: the wait is available on every system
     /// the package supports.
@@ -35,6 +36,41 @@ public enum NextNotificationError: Error, Sendable, Hashable, CustomStringConver
         switch self {
         case .timedOut(let seconds): "Timed out after \(seconds) seconds waiting for the next notification"
         case .observationEnded: "The observation ended before the next notification arrived"
+        }
+    }
+
+    /// Whether two errors are the same case with the same limit; two NaN limits are the same limit, so that every
+    /// error equals itself.
+    ///
+    /// A wait never throws a NaN limit (it reports 0 for one), but an error made by hand may hold one.
+    ///
+    /// ```swift
+    /// let error = NextNotificationError.timedOut(seconds: .nan)
+    /// print(error == error)   // prints "true"
+    /// ```
+    public static func == (lhs: NextNotificationError, rhs: NextNotificationError) -> Bool {
+        switch (lhs, rhs) {
+        case (.timedOut(let left), .timedOut(let right)): left == right || (left.isNaN && right.isNaN)
+        case (.observationEnded, .observationEnded): true
+        case (.timedOut, _), (.observationEnded, _): false
+        }
+    }
+
+    /// Hashes the case and the limit, every NaN limit alike, consistently with ``==(_:_:)``.
+    ///
+    /// ```swift
+    /// let errors: Set<NextNotificationError> = [.timedOut(seconds: 1), .timedOut(seconds: 1), .observationEnded]
+    /// print(errors.count)   // prints "2"
+    /// ```
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .timedOut(let seconds):
+            hasher.combine(0)
+            // NaNs differ in their bits but are equal here, so they must hash alike; `Double` hashes 0 and -0 alike.
+            hasher.combine(seconds.isNaN)
+            if !seconds.isNaN { hasher.combine(seconds) }
+        case .observationEnded:
+            hasher.combine(1)
         }
     }
 }

@@ -75,8 +75,12 @@ public enum NotificationDecodingError: LocalizedError, Hashable, Sendable, Custo
 extension Notifiable {
     /// Reads `userInfo[Notification.typedPayloadKey]` as `Payload`; a `Void` payload accepts any notification.
     ///
-    /// When `Payload` is optional, `NSNull` decodes as `nil`: on Apple platforms that is what a `nil` value becomes
-    /// once `userInfo` has crossed into Objective-C.
+    /// It reads the value as Objective-C writes it too, which is how a plain observer on Apple platforms reads a
+    /// typed post once `userInfo` has crossed into Objective-C: `NSNull` decodes as `nil` wherever `Payload` has an
+    /// optional, at the top level and inside arrays and dictionaries (`[Int?]` from an `NSArray` holding `NSNull`,
+    /// `[String: Int?]` from such an `NSDictionary`, at any depth); `NSNumber` as any number or `Bool`, `NSArray` as
+    /// an array and `NSDictionary` as a dictionary whose elements decode. A value that casts with `as?` as it is
+    /// is taken as it is; only one that does not is read element by element.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -85,6 +89,13 @@ extension Notifiable {
     ///     userInfo: [Notification.typedPayloadKey: CounterDidChange(count: 2)]
     /// )
     /// let change = try CounterDidChange.payload(from: plain)   // count == 2
+    ///
+    /// enum ScoresDidChange: Notifiable { typealias Payload = [Int?] }
+    /// let fromObjectiveC = Notification(
+    ///     name: ScoresDidChange.notificationName,
+    ///     userInfo: [Notification.typedPayloadKey: NSArray(array: [3, NSNull()])]
+    /// )
+    /// let scores = try ScoresDidChange.payload(from: fromObjectiveC)   // [3, nil]
     /// ```
     ///
     /// - Throws: ``NotificationDecodingError`` when the value is missing or of another type.
@@ -99,10 +110,8 @@ extension Notifiable {
             throw NotificationDecodingError.missingValue(key: Notification.typedPayloadKey)
         }
         if let payload = value as? Payload { return payload }
-        if value is NSNull, let none = (Payload.self as? any ExpressibleByNilLiteral.Type)?.init(nilLiteral: ()) {
-            // Safe: `none` was made by `Payload`'s own `init(nilLiteral:)`.
-            return none as! Payload
-        }
+        // Only when the plain cast fails, so that what Swift code posts pays nothing more.
+        if let payload = ObjectiveCValues.decode(value, as: Payload.self) { return payload }
         throw NotificationDecodingError.typeMismatch(
             key: Notification.typedPayloadKey,
             expected: String(reflecting: Payload.self),
@@ -125,5 +134,72 @@ extension Notifiable {
         // A post with no observers: 3,939 instructions that way, 4,176 the other, 3,883 with the literal (callgrind,
         // `Benchmarks/instructions.sh`); the literal allocates the same 336 bytes as before (`Benchmarks/allocations.sh`).
         return [Notification.typedPayloadKey: payload]
+    }
+}
+
+/// Values as Objective-C writes them, read as the Swift types they stand for: the part of the default
+/// ``Notifiable/payload(from:)`` that a plain `as?` cast does not do.
+///
+/// On Apple platforms `nil` crosses into Objective-C as `NSNull`, also inside an array or a dictionary (SE-0140), and
+/// nothing documents that `as?` turns it back into `nil` there (a cast of `NSNull` to `Int?` fails in Swift's own
+/// Foundation). So a type whose values can hold `nil` (an optional, an array or a dictionary) decodes itself here,
+/// element by element, reading `NSNull` as `nil` wherever it expects an optional; every other value is cast with
+/// `as?`, which reads `NSNumber` as a number and `NSArray` and `NSDictionary` as Swift collections.
+@usableFromInline
+enum ObjectiveCValues {
+    /// `value` as a `Target`, or `nil` if it is not one.
+    @usableFromInline
+    static func decode<Target>(_ value: Any, as target: Target.Type) -> Target? {
+        // Unwrapped before the cast: a failure is `nil`, which `as?` would turn into a `nil` of an optional `Target`.
+        guard let decoded = (Target.self as? any ObjectiveCDecodable.Type)?.decodeObjectiveC(value) else { return nil }
+        return decoded as? Target
+    }
+
+    /// `value` as a `Target`: cast as it is, else decoded as Objective-C writes it.
+    static func cast<Target>(_ value: Any, to target: Target.Type) -> Target? {
+        if let cast = value as? Target { return cast }
+        return decode(value, as: target)
+    }
+}
+
+/// A type whose values Objective-C may write with `NSNull` for `nil` inside them.
+protocol ObjectiveCDecodable {
+    /// `value` read as this type, with `NSNull` as `nil` where this type has an optional; `nil` if it is not one.
+    static func decodeObjectiveC(_ value: Any) -> Self?
+}
+
+extension Optional: ObjectiveCDecodable {
+    /// `NSNull` is `nil`, at any depth of optionals, as the bridge writes `.some(nil)` as `NSNull` too.
+    static func decodeObjectiveC(_ value: Any) -> Self? {
+        if value is NSNull { return .some(.none) }
+        return ObjectiveCValues.cast(value, to: Wrapped.self).map { .some($0) }
+    }
+}
+
+extension Array: ObjectiveCDecodable {
+    static func decodeObjectiveC(_ value: Any) -> Self? {
+        guard let elements = value as? [Any] else { return nil }
+        var decoded: [Element] = []
+        decoded.reserveCapacity(elements.count)
+        for element in elements {
+            guard let element = ObjectiveCValues.cast(element, to: Element.self) else { return nil }
+            decoded.append(element)
+        }
+        return decoded
+    }
+}
+
+extension Dictionary: ObjectiveCDecodable {
+    static func decodeObjectiveC(_ value: Any) -> Self? {
+        guard let entries = value as? [AnyHashable: Any] else { return nil }
+        var decoded: [Key: Value] = [:]
+        decoded.reserveCapacity(entries.count)
+        for (key, value) in entries {
+            // A bridged key (`NSString`, `NSNumber`) casts through its base.
+            guard let key = key as? Key ?? key.base as? Key, let value = ObjectiveCValues.cast(value, to: Value.self)
+            else { return nil }
+            decoded[key] = value
+        }
+        return decoded
     }
 }

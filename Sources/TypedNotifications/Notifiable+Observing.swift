@@ -57,7 +57,8 @@ extension Notifiable {
                 Self.self,
                 sender: sender,
                 on: delivery.executor,
-                handler: .payload(Conditions.apply(condition, to: handler)),
+                handler: .payload(handler),
+                condition: condition?.accepts,
                 site: ObservationSite(fileID: file, line: line)
             ),
             site: ObservationSite(fileID: file, line: line)
@@ -109,12 +110,10 @@ extension Notifiable {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Sender?, Payload) -> Void
     ) -> NotificationToken {
-        let handler: Handler<Payload> = .payloadAndSender { payload, sender in
-            if condition?.accepts(payload) ?? true { handler(sender as? Sender, payload) }
-        }
+        let handler: Handler<Payload> = .payloadAndSender { payload, sender in handler(sender as? Sender, payload) }
         return NotificationToken(
             center.register(
-                Self.self, sender: sender, on: delivery.executor, handler: handler,
+                Self.self, sender: sender, on: delivery.executor, handler: handler, condition: condition?.accepts,
                 site: ObservationSite(fileID: file, line: line)),
             site: ObservationSite(fileID: file, line: line)
         )
@@ -168,12 +167,12 @@ extension Notifiable {
         _ handler: @escaping @Sendable (Owner, Payload) -> Void
     ) -> OwnerBoundObservation {
         let handler: Handler<Payload> = .payload { [weak owner] payload in
-            if let owner, condition?.accepts(payload) ?? true { handler(owner, payload) }
+            if let owner { handler(owner, payload) }
         }
         return OwnerBoundObservation(
             center.register(
                 Self.self, sender: sender, owner: owner, on: delivery.executor, handler: handler,
-                site: ObservationSite(fileID: file, line: line))
+                condition: condition?.accepts, site: ObservationSite(fileID: file, line: line))
         )
     }
 }
@@ -220,20 +219,6 @@ extension Notifiable where Self: Equatable, Payload == Self {
     }
 }
 
-/// Applying a `where:` condition to a handler.
-@usableFromInline
-enum Conditions {
-    /// `handler`, called only for payloads that pass `condition`; `handler` itself when there is no condition.
-    @inlinable
-    static func apply<Payload>(
-        _ condition: NotificationCondition<Payload>?,
-        to handler: @escaping @Sendable (Payload) -> Void
-    ) -> @Sendable (Payload) -> Void {
-        guard let accepts = condition?.accepts else { return handler }
-        return { payload in if accepts(payload) { handler(payload) } }
-    }
-}
-
 extension NotificationCenter {
     /// Calls `handler` with every `Event` post on this center, from any sender, with its sender: decoded, or, for a
     /// plain post that ``Notifiable/payload(from:)`` cannot decode, the error. For the testing kit, which reports
@@ -257,6 +242,8 @@ extension NotificationCenter {
     /// - Parameters:
     ///   - executor: The serial target the handler runs on (for an `async` handler, a task of its own), or `nil` for
     ///     the posting thread.
+    ///   - condition: The `where:` condition, run where the handler runs, just before it would (see
+    ///     ``Subscription/admits(_:stillActive:)``).
     ///   - kind: How introspection lists it; by default from `executor`.
     ///   - onEnd: Called when the observation ends without a `cancel()`: its center or owner went.
     ///   - bufferUnderLock: For a sequence: buffers a payload without calling user code (see
@@ -268,6 +255,7 @@ extension NotificationCenter {
         owner: AnyObject? = nil,
         on executor: DeliveryTarget.Executor?,
         handler: Handler<Event.Payload>,
+        condition: (@Sendable (Event.Payload) -> Bool)? = nil,
         site: ObservationSite,
         kind: TypedObservation.Delivery? = nil,
         onEnd: (@Sendable () -> Void)? = nil,
@@ -286,6 +274,7 @@ extension NotificationCenter {
                 owner: owner,
                 target: target,
                 handler: handler,
+                condition: condition,
                 site: site,
                 kind: kind ?? TypedObservation.Delivery(executor),
                 onEnd: onEnd,

@@ -39,12 +39,9 @@ extension Notifiable {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Payload) async -> Void
     ) -> NotificationToken {
-        let body: @Sendable (Payload) async -> Void = { payload in
-            if condition?.accepts(payload) ?? true { await handler(payload) }
-        }
         return NotificationToken(
             center.register(
-                Self.self, sender: sender, on: .task, handler: .async(body),
+                Self.self, sender: sender, on: .task, handler: .async(handler), condition: condition?.accepts,
                 site: ObservationSite(fileID: file, line: line)),
             site: ObservationSite(fileID: file, line: line)
         )
@@ -97,13 +94,13 @@ extension Notifiable {
         _ handler: @escaping @Sendable (Owner, Payload) async -> Void
     ) -> OwnerBoundObservation {
         let body: @Sendable (Payload) async -> Void = { [weak owner] payload in
-            guard let owner, condition?.accepts(payload) ?? true else { return }
+            guard let owner else { return }
             await handler(owner, payload)
         }
         return OwnerBoundObservation(
             center.register(
                 Self.self, sender: sender, owner: owner, on: .task, handler: .async(body),
-                site: ObservationSite(fileID: file, line: line))
+                condition: condition?.accepts, site: ObservationSite(fileID: file, line: line))
         )
     }
 }

@@ -52,13 +52,10 @@ extension Notifiable {
         line: UInt = #line,
         _ handler: @escaping @MainActor @Sendable (Payload) -> Void
     ) -> NotificationToken {
-        let body: @MainActor @Sendable (Payload) -> Void = { payload in
-            if condition?.accepts(payload) ?? true { handler(payload) }
-        }
         return NotificationToken(
             center.register(
-                Self.self, sender: sender, on: .mainActor, handler: .payload(PlatformIsolation.onMainActor(body)),
-                site: ObservationSite(fileID: file, line: line)),
+                Self.self, sender: sender, on: .mainActor, handler: .payload(PlatformIsolation.onMainActor(handler)),
+                condition: condition?.accepts, site: ObservationSite(fileID: file, line: line)),
             site: ObservationSite(fileID: file, line: line)
         )
     }
@@ -108,12 +105,12 @@ extension Notifiable {
     ) -> OwnerBoundObservation {
         // The owner is loaded on the main actor only (see `AnySubscription`).
         let body: @MainActor @Sendable (Payload) -> Void = { [weak owner] payload in
-            if let owner, condition?.accepts(payload) ?? true { handler(owner, payload) }
+            if let owner { handler(owner, payload) }
         }
         return OwnerBoundObservation(
             center.register(
                 Self.self, sender: sender, owner: owner, on: .mainActor,
-                handler: .payload(PlatformIsolation.onMainActor(body)),
+                handler: .payload(PlatformIsolation.onMainActor(body)), condition: condition?.accepts,
                 site: ObservationSite(fileID: file, line: line))
         )
     }
@@ -169,9 +166,9 @@ extension Notifiable {
                 // The main actor is one target, whichever way it is observed.
                 on: actor === MainActor.shared ? .mainActor : .actor(WeakActor(actor)),
                 handler: .payload { [weak actor] payload in
-                    guard condition?.accepts(payload) ?? true else { return }
                     actor?.assumeIsolated { actor in handler(actor, payload) }
                 },
+                condition: condition?.accepts,
                 site: ObservationSite(fileID: file, line: line)
             )
         )

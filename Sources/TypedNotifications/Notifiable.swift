@@ -69,9 +69,18 @@ public protocol Notifiable: SendableMetatype {
     /// anonymous context that the runtime prints with a memory address, so `private struct Hidden` in `MyApp` is
     /// named `MyApp.Hidden`.
     ///
-    /// - Important: Two such types of the same name in one module (a `private struct Saved` in two files, or local
-    ///   types of one name in two functions) therefore share a name, and each one's plain posts reach the other's
-    ///   observers, which cannot decode them. Give such types an explicit `notificationName`.
+    /// - Important: Distinct types whose names differ only in those contexts therefore derive one name: private or
+    ///   file-private types of one name in two files of a module (or one of them and a top-level type of that name); a
+    ///   type local to a function or a closure and a top-level type of its name, or local types of one name in two
+    ///   functions; a type local to a method of `Foo` (or to its initializer, a property's accessor, or a closure in
+    ///   one) and a nested `Foo.Local`, or local types of one name in two of them; and generic types whose arguments
+    ///   are such types (`Box<Saved>`). Plain observers, logs and plain posts cannot tell them apart: each one's typed
+    ///   posts reach the other's plain observers, and each one's plain posts reach the other's typed observers, which
+    ///   cannot decode them. Debug builds report the second type of such a pair the first time it is used (posted,
+    ///   observed, or asked for its name), as ``NotificationDiagnostics/Event/Kind/derivedNameCollision(with:)``. Give
+    ///   one of them an explicit `notificationName`. Nothing else shares a derived name: types in different modules or
+    ///   namespaces, generic types with different arguments, and types nested in extensions of one type by different
+    ///   modules are all named apart.
     ///
     /// Override it to adopt an existing string name:
     ///
@@ -152,7 +161,10 @@ extension Notifiable {
     ///
     /// The same on every launch. A private, file-private or function-local type is named without its anonymous
     /// context, which the runtime prints with an address that changes from launch to launch: `private struct Hidden`
-    /// is `MyApp.Hidden`. Two such types of the same name in one module then share a name, so give each an explicit
+    /// is `MyApp.Hidden`, and `struct Local` in a method of `Foo` is `MyApp.Foo.Local`. So distinct types can derive
+    /// one name (two private `Saved` types, a local `Saved` and a top-level one, a local `Local` in a method of `Foo`
+    /// and a nested `Foo.Local`; the requirement lists every case); debug builds report the second one to be used, as
+    /// ``NotificationDiagnostics/Event/Kind/derivedNameCollision(with:)``. Give one of them an explicit
     /// ``Notifiable/notificationName``.
     ///
     /// ```swift

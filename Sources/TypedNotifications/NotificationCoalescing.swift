@@ -21,7 +21,10 @@ public import Foundation
 ///   those made after, after it (on one queue or actor, in that order).
 /// - **Senders:** posts from different senders are different bursts (as `NotificationQueue`'s default coalescing
 ///   mask), so that sender filters still see every sender's latest post; ``acrossSenders`` makes one burst of them,
-///   delivered with the latest sender. A burst keeps its center and sender alive until it is delivered.
+///   delivered with the latest sender. A burst keeps its center and sender alive until it is delivered, at most its
+///   window (so that no other object takes their addresses meanwhile); it holds the actor it ends on weakly: an actor
+///   released meanwhile is not kept, and its burst is then delivered on the global executor.
+/// - **Context:** the delivery runs in a detached task: none of the posting tasks' task-locals or priority.
 /// - **Options:** a burst takes its end, merge and context from its first post; a later post with other options joins
 ///   it all the same. A burst that gathers while an earlier burst of its key is delivered starts its ``within(_:)``
 ///   timer when that delivery is done.

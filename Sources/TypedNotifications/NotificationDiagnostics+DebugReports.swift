@@ -78,6 +78,21 @@ extension NotificationDiagnostics {
         #endif
     }
 
+    // MARK: - Names that collide
+
+    /// Reports, in debug builds, a type that derives the same ``Notifiable/notificationName`` as a distinct type that
+    /// derived it first (``Event/Kind/derivedNameCollision(with:)``).
+    ///
+    /// ``ObserverRegistry/derivedName(of:)`` runs it when it derives a type's name, once per type, with none of the
+    /// package's locks held; a later post or observation reads the name from the type's record and never comes here.
+    /// Does nothing in release builds.
+    static func checkDerivedName<Named: Notifiable>(_ name: Notification.Name, of subject: Named.Type) {
+        #if DEBUG
+        guard let earlier = DerivedNames.earlierType(deriving: name, than: subject) else { return }
+        report(.derivedNameCollision(with: earlier), for: subject, name: name, in: .default)
+        #endif
+    }
+
     // MARK: - The default reporter
 
     /// Writes `event` to standard error (or to ``defaultReportSink``) if it is one that debug builds report with no
@@ -96,6 +111,8 @@ extension NotificationDiagnostics {
             key = "\(ObjectIdentifier(event.type)) \(event.kind) \(fileID):\(line)"
         case .centerAsPostSender:
             key = "\(ObjectIdentifier(event.type)) centerAsPostSender"
+        case .derivedNameCollision:
+            key = "\(ObjectIdentifier(event.type)) derivedNameCollision"
         case .unobserved, .dropped, .posted, .plainPostIgnored:
             return
         }

@@ -8,9 +8,10 @@ public import Foundation
 /// synchronously on the posting thread, so keep it short and do not post from it.
 ///
 /// With no handler, release builds are silent. Debug builds write the mistakes that would otherwise go unnoticed to
-/// standard error, once each, as Foundation's Message API logs a runtime issue: a plain post that cannot be decoded
-/// (``Event/Kind/decodingFailed(_:)``, once per type and error) and an observation whose sender filter is a center
-/// (``Event/Kind/centerAsSender(fileID:line:)``, once per call site). A handler, once installed, receives every
+/// standard error, once each, as Foundation's Message API logs a runtime issue: for example a plain post that cannot
+/// be decoded (``Event/Kind/decodingFailed(_:)``, once per type and error), an observation whose sender filter is a
+/// center (``Event/Kind/centerAsSender(fileID:line:)``, once per call site), and a type that derives the name another
+/// type derived (``Event/Kind/derivedNameCollision(with:)``, once per type). A handler, once installed, receives every
 /// report instead.
 ///
 /// Where a report goes: to the innermost ``withHandler(_:operation:)`` scope that is still open in the reporting
@@ -72,6 +73,35 @@ public enum NotificationDiagnostics {
             /// (`value.observe { … }`), which delivers only posts equal to that value. Pass `where:` to say what
             /// matches instead. Reported in debug builds only.
             case caseFilterOnNonEnum(fileID: String, line: Int)
+            /// The type derives the same ``Notifiable/notificationName`` as `other`, a distinct type that derived it
+            /// first, so plain observers, logs and plain posts cannot tell the two apart: each one's typed posts reach
+            /// the other's plain observers, and each one's typed observers are given the other's plain posts to
+            /// decode.
+            ///
+            /// The derived name leaves out the anonymous contexts of private and local types, so that it is the same
+            /// on every launch; two types whose names differ only there share it: private types of one name in two
+            /// files, a type local to a function and a top-level type of its name, a type local to a method of `Foo`
+            /// and a nested `Foo.Local`. Give one of them a `notificationName` of its own. Reported in debug builds
+            /// only, once, when the second type first derives its name (its first post, observation or read of the
+            /// name); ``Event/center`` is then the default center, as a name belongs to no center.
+            ///
+            /// ```swift
+            /// func saveDocument() {
+            ///     struct Saved: Notifiable { let id: Int }
+            ///     Saved(id: 1).post()
+            /// }
+            ///
+            /// func saveDraft() {
+            ///     // Would derive "MyApp.Saved" too, and be reported as derivedNameCollision(with:) the first time it
+            ///     // is used after the other one: it names itself instead.
+            ///     struct Saved: Notifiable {
+            ///         static var notificationName: Notification.Name { .init("MyApp.Drafts.Saved") }
+            ///         let id: Int
+            ///     }
+            ///     Saved(id: 2).post()
+            /// }
+            /// ```
+            case derivedNameCollision(with: any Notifiable.Type)
         }
 
         /// What happened.
@@ -117,6 +147,10 @@ public enum NotificationDiagnostics {
             case .caseFilterOnNonEnum(let fileID, let line):
                 "\(String(reflecting: type)): observed at \(fileID):\(line) as a case filter on a value that is not "
                     + "an enum case, which delivers only equal posts; pass where: to say what matches"
+            case .derivedNameCollision(let other):
+                "\(String(reflecting: type)): derives the notification name \(name.rawValue), which "
+                    + "\(String(reflecting: other)) derived first, so their plain observers and plain posts meet; give "
+                    + "one of them a name of its own: static var notificationName: Notification.Name { .init(\"...\") }"
             case .posted(let reached):
                 "\(String(reflecting: type)): posted \(name.rawValue) from \(sender ?? "no sender"), "
                     + "reaching \(reached) typed observer\(reached == 1 ? "" : "s")"
@@ -126,36 +160,46 @@ public enum NotificationDiagnostics {
 
     /// A handler in a class of its own: the statics below are generic over it, not over a function type, whose
     /// metadata two threads instantiating these statics at once could race on (seen with Swift 6.3 on Linux).
-    private final class Handler: Sendable {
+    fileprivate final class Handler: Sendable {
         let call: @Sendable (Event) -> Void
         init(_ call: @escaping @Sendable (Event) -> Void) { self.call = call }
     }
 
     /// A ``withHandler(_:operation:)`` scope: its handler, the scope it is nested in, and whether it has ended.
     ///
-    /// Tasks created in the scope inherit it with the task-local `scope` and may outlive it, so it is marked ended when
-    /// `withHandler` returns, and reports skip it from then on.
-    private final class Scope: Sendable {
-        let handler: Handler
+    /// Tasks created in the scope inherit it with the task-local `scope` and may outlive it, as may deliveries queued
+    /// in it (``DeliveryTarget/Entry``), so it is marked ended when `withHandler` returns: reports skip it from then
+    /// on, and it lets go of its handler, so that whatever the handler captured is not kept by work still pending.
+    final class Scope: Sendable {
+        /// `nil` once the scope has ended; released outside the lock.
+        private let handler: Locked<Handler?>
         /// The scope that was open in the task when this one began.
         let enclosing: Scope?
         /// Set once, when `withHandler` returns.
         private let ended = AtomicWord.make()
 
-        init(_ handler: Handler, enclosing: Scope?) {
-            self.handler = handler
+        fileprivate init(_ handler: Handler, enclosing: Scope?) {
+            self.handler = Locked(handler)
             self.enclosing = enclosing
         }
 
         func end() {
             ended.store(1)
+            let released = handler.withLock { handler in
+                defer { handler = nil }
+                return handler
+            }
+            withExtendedLifetime(released) {}
         }
 
-        /// This scope if it is still open, or else the innermost open scope around it.
-        var innermostOpen: Scope? {
+        /// The handler of this scope if it is still open, or else of the innermost open scope around it.
+        fileprivate var innermostOpenHandler: Handler? {
             var scope: Scope? = self
-            while let current = scope, current.ended.isSet { scope = current.enclosing }
-            return scope
+            while let current = scope {
+                if !current.ended.isSet, let handler = current.handler.withLock({ $0 }) { return handler }
+                scope = current.enclosing
+            }
+            return nil
         }
     }
 
@@ -169,6 +213,26 @@ public enum NotificationDiagnostics {
     private static let scopes = AtomicWord.make()
     /// The innermost scope begun in the task or the tasks that created it; it may have ended since.
     @TaskLocal private static var scope: Scope?
+
+    /// The scope of the current task, for a delivery queued to run elsewhere (``DeliveryTarget/Entry``); `nil`, with
+    /// no task-local lookup, while no scope is open anywhere.
+    static var queuedScope: Scope? {
+        scopes.loadRelaxed() == 0 ? nil : scope
+    }
+
+    /// Runs a queued delivery with the scope its post was made in (``queuedScope``), so that its reports go there, and
+    /// never to the scope of whatever code runs it (a later post made on the target's actor runs earlier posts'
+    /// deliveries). While no scope is open anywhere, there is none to bind or to hide.
+    static func reporting<Result>(to queued: Scope?, _ body: () -> Result) -> Result {
+        guard queued != nil || scopes.loadRelaxed() != 0 else { return body() }
+        return $scope.withValue(queued, operation: body)
+    }
+
+    /// As ``reporting(to:_:)``, for an `async` handler.
+    static func reporting(to queued: Scope?, _ body: () async -> Void) async {
+        guard queued != nil || scopes.loadRelaxed() != 0 else { return await body() }
+        await $scope.withValue(queued, operation: body)
+    }
 
     /// Runs `operation` with `handler` receiving the events of posts made in it (in its task and the tasks it
     /// creates, not on other threads), instead of the process-wide handler.
@@ -312,7 +376,7 @@ public enum NotificationDiagnostics {
         in center: NotificationCenter
     ) {
         // No scope open anywhere means none in this task either; an ended scope passes the report on.
-        let scoped = scopes.loadRelaxed() == 0 ? nil : scope?.innermostOpen?.handler
+        let scoped = scopes.loadRelaxed() == 0 ? nil : scope?.innermostOpenHandler
         let event = Event(kind: kind, type: subject, name: name, center: center, sender: sender)
         guard let handler = scoped ?? handler.withLock({ $0 }) else {
             #if DEBUG

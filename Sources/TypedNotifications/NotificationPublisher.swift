@@ -22,13 +22,14 @@ private typealias CombineSubscription = Combine.Subscription
 
 /// A Combine publisher of the payloads posted for one `Notifiable` type on one center.
 ///
-/// Made by ``Notifiable/publisher(from:in:file:line:)`` or
-/// ``Notifiable/publisher(from:in:file:line:)``; the typed counterpart of Foundation's `NotificationCenter.Publisher`,
-/// and the Combine counterpart of ``NotificationSequence``. It never fails and never completes.
+/// Made by ``Notifiable/publisher(from:in:file:line:)``; the typed counterpart of Foundation's
+/// `NotificationCenter.Publisher`, and the Combine counterpart of ``NotificationSequence``. It never fails and never
+/// completes.
 ///
 /// - Observation begins when a subscriber subscribes (`sink`, `assign` and SwiftUI's `onReceive` subscribe for
 ///   you), before the subscriber receives its subscription; making the publisher observes nothing. Each subscriber
-///   has an observation of its own, so the publisher can be kept and subscribed to again.
+///   has an observation of its own, so the publisher can be kept and subscribed to again. For a
+///   ``LatestValueNotifiable`` type, each subscription receives the center's latest post first, once it has demand.
 /// - Observation ends when the subscription is cancelled (an `AnyCancellable` cancels when it is released), or when
 ///   nothing holds the subscription any more. A payload that another thread had already taken for delivery when
 ///   `cancel()` was called may still arrive; no other does. Completion is never sent: not on cancellation,

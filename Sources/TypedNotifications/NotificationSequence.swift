@@ -237,7 +237,11 @@ extension Notifiable {
     ///   - sender: Only a post from this object counts; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - condition: Only a payload it accepts is returned; `nil` for the first post.
-    ///   - timeout: The most seconds to wait (a timer, not a sleeping thread); `nil` waits without a limit.
+    ///   - timeout: The most seconds to wait (a timer, not a sleeping thread); `nil` waits without a limit. Zero, a
+    ///     negative limit or NaN does not wait: the call throws ``NextNotificationError/timedOut(seconds:)`` (with
+    ///     `seconds` 0 for a negative or NaN limit) at once, unless a ``LatestValueNotifiable`` type's latest payload
+    ///     is there for `condition` to accept. A limit longer than about 146 years, `.infinity` included, is no limit
+    ///     in practice.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     /// - Returns: The payload of the first matching post.
@@ -289,7 +293,11 @@ extension NotificationSequence {
     /// - Parameters:
     ///   - condition: Only a payload it accepts is returned; it runs in the waiting task. `nil` for the next payload.
     ///   - timeout: The most seconds to wait, counted from this call (a timer, not a sleeping thread); `nil` waits
-    ///     without a limit.
+    ///     without a limit. Zero, a negative limit or NaN has passed when the call begins: the payloads already
+    ///     buffered are examined, the first one `condition` accepts is returned, and if there is none the call throws
+    ///     ``NextNotificationError/timedOut(seconds:)`` (with `seconds` 0 for a negative or NaN limit) without
+    ///     waiting; either way the sequence has ended, as at any time limit. A limit longer than about 146 years,
+    ///     `.infinity` included, is no limit in practice.
     /// - Returns: The first payload, buffered or posted later, that `condition` accepts.
     public func next(
         where condition: NotificationCondition<Element>? = nil,
@@ -303,16 +311,23 @@ extension NotificationSequence {
             lifetime.end()
             throw CancellationError()
         }
-        // Whoever sets it first decides: the timer (it then ends the sequence, so that the wait below returns) or
-        // the wait, which found a payload (the timer then does nothing).
+        // Whoever sets it first decides: the time limit (it then ends the sequence, so that the wait below returns
+        // once the buffer is empty) or the wait, which found a payload (the timer then does nothing).
         let decided = AtomicWord.make()
-        let timer = timeout.map { seconds in
+        let limit = timeout.map(TimeLimit.init(seconds:))
+        var timer: DispatchWorkItem?
+        if let limit, limit.hasPassed {
+            // Zero, negative or NaN: the limit has passed before the wait begins. Ending the sequence now, rather
+            // than from a timer, makes the outcome certain: what is buffered is examined, nothing is waited for.
+            _ = decided.set()
+            lifetime.end()
+        } else if let limit {
             // Weak: a timer that has not fired must not keep the observation alive after the wait returned.
-            let timer = DispatchWorkItem { [weak lifetime] in
+            let work = DispatchWorkItem { [weak lifetime] in
                 if decided.set() { lifetime?.end() }
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + Swift.max(0, seconds), execute: timer)
-            return timer
+            DispatchQueue.global().asyncAfter(deadline: limit.dispatchDeadline, execute: work)
+            timer = work
         }
         defer { timer?.cancel() }
         var payloads = lifetime.stream.makeAsyncIterator()
@@ -323,7 +338,7 @@ extension NotificationSequence {
             }
         }
         try Task.checkCancellation()
-        if let timeout, decided.isSet { throw NextNotificationError.timedOut(seconds: timeout) }
+        if let limit, decided.isSet { throw NextNotificationError.timedOut(seconds: limit.seconds) }
         throw NextNotificationError.observationEnded
     }
 }

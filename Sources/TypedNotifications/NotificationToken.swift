@@ -23,8 +23,12 @@ public import Foundation
 /// ``OwnerBoundObservation``: they last as long as their owner, and nothing needs to keep them.
 ///
 /// ## Guarantees
-/// - ``cancel()`` is idempotent and thread-safe. After it returns, no post that starts afterwards reaches the handler,
-///   and a post already delivering skips it if it has not reached it yet. Queued deliveries are dropped.
+/// - ``cancel()`` is final: once it returns, on any thread, no call of the handler starts, on any target (the posting
+///   thread, a queue, the main actor, an actor, an `async` handler's task): posts that start afterwards skip it, a
+///   post already delivering skips it if it has not reached it yet, and queued deliveries are dropped. A `where:`
+///   condition is part of the call: one that is running when ``cancel()`` returns never leads to the handler. A
+///   call that had already started may finish; it is not waited for (see below). Releasing the token, and an owner's
+///   death seen by the package, end the observation the same way.
 /// - Cancelling twice, cancelling from inside the handler, or releasing the token on another thread never affects
 ///   any other observation.
 ///

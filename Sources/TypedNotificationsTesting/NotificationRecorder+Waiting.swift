@@ -1,3 +1,5 @@
+public import TypedNotifications
+
 extension NotificationRecorder {
     /// Returns the oldest payload that `next` has not returned yet, waiting for a post if there is none.
     ///
@@ -45,15 +47,17 @@ extension NotificationRecorder {
     /// ```
     ///
     /// - Parameter timeout: How long to wait at most, on the continuous clock; `nil` waits until a post arrives or
-    ///   the task is cancelled; `.zero` (or less) does not wait. A safety net against a hanging test, not a way to
-    ///   order events: the wait ends when it elapses, however busy the system.
+    ///   the task is cancelled. `.zero` or less does not wait: a payload already recorded is returned, and otherwise
+    ///   the call throws at once (a negative timeout is reported as `.timedOut(seconds: 0)`). A timeout longer than
+    ///   about 146 years is no limit in practice. A safety net against a hanging test, not a way to order events: the
+    ///   wait ends when it elapses, however busy the system.
     /// - Returns: The payload.
     /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if
     ///   `timeout` elapses, or if the recorder is cancelled, before a post arrives. A payload already recorded is
     ///   returned without checking either.
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     public func next(timeout: Duration?) async throws -> Event.Payload {
-        try await recording.next(timeout: timeout.map(Timeout.init))
+        try await recording.next(timeout: timeout.map(TimeLimit.init))
     }
 
     /// Waits until at least `count` posts have been recorded, and returns every payload recorded by then.
@@ -78,15 +82,17 @@ extension NotificationRecorder {
     /// - Parameters:
     ///   - count: How many posts to wait for; at least 0.
     ///   - timeout: How long to wait at most, on the continuous clock; `nil` waits until the posts arrive or the
-    ///     task is cancelled; `.zero` (or less) does not wait. A safety net against a hanging test, not a way to
-    ///     order events: the wait ends when it elapses, however busy the system.
+    ///     task is cancelled. `.zero` or less does not wait: if `count` posts are recorded already they are returned,
+    ///     and otherwise the call throws at once (a negative timeout is reported as `.timedOut(seconds: 0)`). A
+    ///     timeout longer than about 146 years is no limit in practice. A safety net against a hanging test, not a
+    ///     way to order events: the wait ends when it elapses, however busy the system.
     /// - Returns: Every payload recorded when the wait ended, in post order: `count` of them or more.
     /// - Throws: `CancellationError` if the task is cancelled while it would wait; ``NotificationWaitError`` if
     ///   `timeout` elapses, or if the recorder is cancelled, first.
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @discardableResult
     public func waitForCount(_ count: Int, timeout: Duration?) async throws -> [Event.Payload] {
-        try await waitForCount(count, within: timeout.map(Timeout.init))
+        try await waitForCount(count, within: timeout.map(TimeLimit.init))
     }
 
     /// Waits until at least `count` posts have been recorded, and returns every payload recorded by then.
@@ -117,7 +123,7 @@ extension NotificationRecorder {
         try await waitForCount(count, within: nil)
     }
 
-    private func waitForCount(_ count: Int, within timeout: Timeout?) async throws -> [Event.Payload] {
+    private func waitForCount(_ count: Int, within timeout: TimeLimit?) async throws -> [Event.Payload] {
         precondition(count >= 0, "NotificationRecorder.waitForCount(_:) needs a count of at least 0, not \(count)")
         return try await recording.waitForCount(count, timeout: timeout)
     }

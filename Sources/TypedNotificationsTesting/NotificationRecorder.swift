@@ -73,17 +73,30 @@ public final class NotificationRecorder<Event: Notifiable>: Sendable {
     ///   - file: Where the recorder is made, as `NotificationCenter.typedObservations` lists it, so that a
     ///     recorder left observing can be traced to its test. Leave the default.
     ///   - line: The line, likewise.
-    public init(
+    public convenience init(
         _ subject: Event.Type,
         from sender: Event.Sender? = nil,
         in center: NotificationCenter = .default,
         file: StaticString = #fileID,
         line: UInt = #line
     ) {
+        self.init(subject, from: sender, in: center, scope: nil, file: file, line: line)
+    }
+
+    /// Starts recording; with a `scope`, posts made in tasks outside it are not recorded, only listed in failure
+    /// messages (see `expectPosts`).
+    init(
+        _ subject: Event.Type,
+        from sender: Event.Sender?,
+        in center: NotificationCenter,
+        scope: PostScope?,
+        file: StaticString,
+        line: UInt
+    ) {
         let recording = Recording<Event>(filtersBySender: sender != nil)
         self.recording = recording
         self.isFilteredBySender = sender != nil
-        self.observer = PostObserver(center: center, sender: sender, file: file, line: line) { post in
+        self.observer = PostObserver(center: center, sender: sender, scope: scope, file: file, line: line) { post in
             recording.record(post)
         }
     }

@@ -27,13 +27,50 @@
 public struct NotificationWaitError: Error, Sendable, CustomStringConvertible {
     /// Why the wait ended.
     public enum Reason: Sendable, Hashable {
-        /// The timeout passed to the wait elapsed first; `seconds` is that timeout.
+        /// The timeout passed to the wait elapsed first; `seconds` is that timeout, or 0 for a negative one (which,
+        /// like zero, has elapsed before the wait begins).
         ///
         /// In seconds rather than as a `Duration`, which needs macOS 13 / iOS 16: the error is thrown on every
         /// system the package supports.
         case timedOut(seconds: Double)
         /// The recorder was cancelled, so the post can no longer arrive.
         case recorderCancelled
+
+        /// Whether two reasons are the same case with the same timeout; two NaN timeouts are the same, so that
+        /// every reason equals itself.
+        ///
+        /// A wait never reports a NaN timeout (a `Duration` has none), but a reason made by hand may hold one.
+        ///
+        /// ```swift
+        /// let reason = NotificationWaitError.Reason.timedOut(seconds: .nan)
+        /// #expect(reason == reason)
+        /// ```
+        public static func == (lhs: Reason, rhs: Reason) -> Bool {
+            switch (lhs, rhs) {
+            case (.timedOut(let left), .timedOut(let right)): left == right || (left.isNaN && right.isNaN)
+            case (.recorderCancelled, .recorderCancelled): true
+            case (.timedOut, _), (.recorderCancelled, _): false
+            }
+        }
+
+        /// Hashes the case and the timeout, every NaN timeout alike, consistently with ``==(_:_:)``.
+        ///
+        /// ```swift
+        /// let reasons: Set<NotificationWaitError.Reason> = [.timedOut(seconds: 1), .recorderCancelled]
+        /// #expect(reasons.contains(.timedOut(seconds: 1)))
+        /// ```
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .timedOut(let seconds):
+                hasher.combine(0)
+                // NaNs differ in their bits but are equal here, so they must hash alike; `Double` hashes 0 and -0
+                // alike.
+                hasher.combine(seconds.isNaN)
+                if !seconds.isNaN { hasher.combine(seconds) }
+            case .recorderCancelled:
+                hasher.combine(1)
+            }
+        }
     }
 
     /// Why the wait ended.

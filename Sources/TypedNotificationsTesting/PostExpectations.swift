@@ -5,9 +5,9 @@ public import TypedNotifications
 
 /// Runs `body` and records a Swift Testing issue unless it posted `subject` exactly `count` times.
 ///
-/// Recording begins just before `body` runs and ends when it returns, so only the posts `body` makes count,
-/// including those from code it awaits. The check reads like `confirmation(expectedCount:)`, but needs no
-/// confirmation plumbing in the code under test, and its failure names the type and lists what was posted instead:
+/// Recording begins just before `body` runs and ends when it returns, and only the posts `body` makes count (see
+/// "What counts" below). The check reads like `confirmation(expectedCount:)`, but needs no confirmation plumbing in
+/// the code under test, and its failure names the type and lists what was posted instead:
 ///
 /// ```
 /// Expected 3 posts of Saved, but 2 were posted: Saved(id: 1), Saved(id: 2)
@@ -26,9 +26,22 @@ public import TypedNotifications
 /// }
 /// ```
 ///
-/// `body` runs in the caller's isolation (on the main actor for a `@MainActor` test). Posts made on other threads
-/// count if they happen before `body` returns; for code that posts later, without `body` awaiting it, wait with
-/// ``NotificationRecorder/waitForCount(_:timeout:)`` instead.
+/// `body` runs in the caller's isolation (on the main actor for a `@MainActor` test).
+///
+/// ## What counts
+///
+/// The posts of `subject` on `center` made while `body` runs, in `body`'s task or in a task created in it: child tasks,
+/// `async let`, task groups and `Task {}` (which inherit the task's context), and code `body` awaits on other actors.
+/// A handler that runs on the posting thread posts in the poster's task, so its posts count too.
+///
+/// - Posts made meanwhile in other tasks never count: another test's running in parallel, a `Task.detached`, a task
+///   created before the block. The failure message lists them as posts "from tasks outside the block".
+/// - A post made on a thread that runs no task (a `DispatchQueue`'s, a `Thread`, a Foundation or Objective-C
+///   callback) cannot be traced to a task, so it counts if it is made while `body` runs, whoever made it; the failure
+///   message says which counted posts came from such a thread. A test whose code posts from a queue while `body`
+///   awaits it passes; give each test a `NotificationCenter()` of its own, so that no other code posts there.
+/// - Posts made after `body` returns never count: for code that posts later, without `body` awaiting it, wait with
+///   ``NotificationRecorder/waitForCount(_:timeout:)`` instead.
 ///
 /// - Parameters:
 ///   - subject: The notification type to count.
@@ -38,8 +51,11 @@ public import TypedNotifications
 ///   - center: The center to watch; `.default` unless given. Prefer a center of the test's own.
 ///   - isolation: The actor `body` runs on; inferred from the caller.
 ///   - sourceLocation: Where the issue is reported; the caller's location unless given.
+///   - file: Where the observation is made, as `NotificationCenter.typedObservations` lists it while `body` runs;
+///     the caller's `#fileID`. Leave the default, or pass your caller's from a helper that forwards `sourceLocation`.
+///   - line: The line, likewise.
 ///   - body: The code that should post.
-/// - Returns: The payloads `body` posted (from `sender`, if given), in post order, whether or not the count matched.
+/// - Returns: The payloads that counted (from `sender`, if given), in post order, whether or not the count matched.
 /// - Throws: Whatever `body` throws; the count is then not checked.
 @discardableResult
 public func expectPosts<Event: Notifiable>(
@@ -49,11 +65,14 @@ public func expectPosts<Event: Notifiable>(
     in center: NotificationCenter = .default,
     isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation,
+    file: StaticString = #fileID,
+    line: UInt = #line,
     _ body: () async throws -> Void
 ) async rethrows -> [Event.Payload] {
     precondition(count >= 0, "expectPosts(_:count:) needs a count of at least 0, not \(count)")
-    let recorder = NotificationRecorder(subject, from: sender, in: center)
-    try await body()
+    let scope = PostScope()
+    let recorder = NotificationRecorder(subject, from: sender, in: center, scope: scope, file: file, line: line)
+    try await scope.run(isolation: isolation, body)
     recorder.cancel()
     let report = recorder.report
     if report.matched.count != count {
@@ -65,8 +84,9 @@ public func expectPosts<Event: Notifiable>(
 
 /// Runs `body` and records a Swift Testing issue if it posted `subject` at all.
 ///
-/// The same as ``expectPosts(_:count:from:in:isolation:sourceLocation:_:)`` with a count of 0. The failure names the
-/// type and lists what was posted:
+/// The same as ``expectPosts(_:count:from:in:isolation:sourceLocation:file:line:_:)`` with a count of 0: the same posts
+/// count (those `body` makes, as that function's "What counts" says), and the failure names the type and lists what
+/// was posted:
 ///
 /// ```
 /// Expected no posts of Saved, but 1 was posted: Saved(id: 4)
@@ -90,6 +110,9 @@ public func expectPosts<Event: Notifiable>(
 ///   - center: The center to watch; `.default` unless given. Prefer a center of the test's own.
 ///   - isolation: The actor `body` runs on; inferred from the caller.
 ///   - sourceLocation: Where the issue is reported; the caller's location unless given.
+///   - file: Where the observation is made, as `NotificationCenter.typedObservations` lists it while `body` runs;
+///     the caller's `#fileID`. Leave the default, or pass your caller's from a helper that forwards `sourceLocation`.
+///   - line: The line, likewise.
 ///   - body: The code that should not post.
 /// - Throws: Whatever `body` throws; the posts are then not checked.
 public func expectNoPosts<Event: Notifiable>(
@@ -98,6 +121,8 @@ public func expectNoPosts<Event: Notifiable>(
     in center: NotificationCenter = .default,
     isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation,
+    file: StaticString = #fileID,
+    line: UInt = #line,
     _ body: () async throws -> Void
 ) async rethrows {
     try await expectPosts(
@@ -107,6 +132,8 @@ public func expectNoPosts<Event: Notifiable>(
         in: center,
         isolation: isolation,
         sourceLocation: sourceLocation,
+        file: file,
+        line: line,
         body
     )
 }

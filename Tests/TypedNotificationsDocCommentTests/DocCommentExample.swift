@@ -13,13 +13,29 @@ struct DocCommentExample {
     var conditions: [String]
     /// The block's lines, without their `///` and the indentation they all share.
     var lines: [String]
+    /// The preludes the block names in the Markdown comment before it: blocks named so in the catalog, or
+    /// `GeneratedExamplesFile.preludes`.
+    var preludes: [String] = []
+    /// The name other blocks give as their prelude to have this block's code before theirs.
+    var blockName: String?
+    /// The platforms of an `@available` attribute for the block's code (`macOS 26, iOS 26, *`).
+    var availability: String?
+    /// Whether the block runs on the main actor, as its Markdown comment says.
+    var isOnMainActor = false
+    /// Whether the block's `@Test` functions run, as its Markdown comment says, instead of being only compiled.
+    var runsItsTests = false
+    /// Whether the block is compiled in a file of its own, with only the imports it shows (every README block).
+    var hasOwnFile = false
 }
 
 // MARK: - Extraction
 
 extension DocCommentExample {
+    /// The folder of the DocC catalog, relative to the package root.
+    static let catalog = "Docs/TypedNotifications.docc"
+
     /// The examples of every `.swift` file under `Sources/` in the package at `root`, ordered by path and line, then
-    /// those of `README.md`.
+    /// those of the DocC catalog's articles, ordered by path, then those of `README.md`.
     static func all(inPackageAt root: URL) throws -> [DocCommentExample] {
         let sources = root.appendingPathComponent("Sources")
         let files = (FileManager.default.subpaths(atPath: sources.path) ?? []).filter { $0.hasSuffix(".swift") }
@@ -27,17 +43,108 @@ extension DocCommentExample {
             let source = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
             return extract(fromSource: source, path: "Sources/" + file)
         }
+        let articleFolder = root.appendingPathComponent(catalog)
+        let articles = try FileManager.default.contentsOfDirectory(atPath: articleFolder.path)
+            .filter { $0.hasSuffix(".md") }.sorted()
+        let articleExamples = try articles.flatMap { file in
+            let markdown = try String(contentsOf: articleFolder.appendingPathComponent(file), encoding: .utf8)
+            return try extract(fromMarkdown: markdown, path: catalog + "/" + file)
+        }
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        return documented + extract(fromMarkdown: readme, path: "README.md")
+        let readmeExamples = try extract(fromMarkdown: readme, path: "README.md").map { example in
+            var example = example
+            example.hasOwnFile = true
+            return example
+        }
+        return documented + articleExamples + readmeExamples
     }
 
-    /// The ```swift blocks of a Markdown file, except a `Package.swift` manifest (a block whose first line is
-    /// `// Package.swift`), which only SwiftPM can compile.
-    static func extract(fromMarkdown markdown: String, path: String) -> [DocCommentExample] {
+    /// A Markdown block that names no rule is compiled as it is. One that needs more says so in an HTML comment on
+    /// the line before its fence, which readers of the rendered page do not see: `<!-- example: RULE; RULE -->`,
+    /// each rule one of
+    /// - `not compiled: why`, alone: the block is skipped (SwiftUI, UIKit, a manifest, a fragment);
+    /// - `named A`: the block is the prelude `A` of the blocks that name it, in any article;
+    /// - `prelude A, B`: the preludes of those names come first, in that order: blocks named so, or
+    ///   `GeneratedExamplesFile.preludes`;
+    /// - `on the main actor`: the block runs on the main actor;
+    /// - `runs its tests`: its `@Test` functions stay tests, and run;
+    /// - `if CONDITION`: the block is compiled only `#if CONDITION`, as `canImport(Combine)`;
+    /// - `available PLATFORMS`: the block's code is `@available(PLATFORMS)`, as `macOS 26, iOS 26, *`.
+    struct Rules: Equatable {
+        var isCompiled = true
+        var name: String?
+        var availability: String?
+        var preludes: [String] = []
+        var isOnMainActor = false
+        var runsItsTests = false
+        var conditions: [String] = []
+
+        /// The rules of a comment line, `nil` if the line is not an `example:` comment; throws for a rule it does
+        /// not know, so that a misspelt rule is not silently ignored.
+        static func parse(_ line: String) throws -> Rules? {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard text.hasPrefix("<!-- example:"), text.hasSuffix("-->") else { return nil }
+            var rules = Rules()
+            let body = text.dropFirst("<!-- example:".count).dropLast("-->".count)
+            if body.trimmingCharacters(in: .whitespaces).hasPrefix("not compiled") {  // the rest says why
+                rules.isCompiled = false
+                return rules
+            }
+            for rule in body.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                if rule.hasPrefix("not compiled") {
+                    rules.isCompiled = false
+                } else if rule.hasPrefix("prelude ") {
+                    rules.preludes += rule.dropFirst("prelude ".count).split(separator: ",")
+                        .map { $0.trimmingCharacters(in: .whitespaces) }
+                } else if rule.hasPrefix("named ") {
+                    rules.name = String(rule.dropFirst("named ".count))
+                } else if rule.hasPrefix("available ") {
+                    rules.availability = String(rule.dropFirst("available ".count))
+                } else if rule == "on the main actor" {
+                    rules.isOnMainActor = true
+                } else if rule == "runs its tests" {
+                    rules.runsItsTests = true
+                } else if rule.hasPrefix("if ") {
+                    rules.conditions.append(String(rule.dropFirst(3)))
+                } else {
+                    throw UnknownRule(rule: rule)
+                }
+            }
+            return rules
+        }
+    }
+
+    struct UnknownRule: Error, Equatable, CustomStringConvertible {
+        var rule: String
+        var description: String { "unknown rule in an `<!-- example: … -->` comment: \"\(rule)\"" }
+    }
+
+    /// The ```swift blocks of a Markdown file, with the rules of the `<!-- example: … -->` comment before each
+    /// (see ``Rules``), except a `Package.swift` manifest (a block whose first line is `// Package.swift`), which
+    /// only SwiftPM can compile. Each block's `symbol` is the heading it is under, in camel case.
+    static func extract(fromMarkdown markdown: String, path: String) throws -> [DocCommentExample] {
+        let markdownLines = markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         // Read as one doc comment, closed by a line that is not one.
-        let asComment = markdown.split(separator: "\n", omittingEmptySubsequences: false).map { "/// " + $0 }
-        return extract(fromSource: (asComment + [""]).joined(separator: "\n"), path: path).filter { example in
-            example.lines.first?.hasPrefix("// Package.swift") != true
+        let asComment = markdownLines.map { "/// " + $0 }
+        return try extract(fromSource: (asComment + [""]).joined(separator: "\n"), path: path).compactMap { example in
+            guard example.lines.first?.hasPrefix("// Package.swift") != true else { return nil }
+            var example = example
+            let before = markdownLines[..<(example.line - 1)]
+            let heading = before.last { $0.hasPrefix("#") }
+            example.symbol = heading.map { heading in
+                heading.drop { $0 == "#" }.split { !$0.isIdentifierPart }
+                    .map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+            }
+            let comment = before.last { !$0.allSatisfy(\.isWhitespace) }
+            guard let rules = try comment.flatMap(Rules.parse) else { return example }
+            guard rules.isCompiled else { return nil }
+            example.preludes = rules.preludes
+            example.blockName = rules.name
+            example.availability = rules.availability
+            example.isOnMainActor = rules.isOnMainActor
+            example.runsItsTests = rules.runsItsTests
+            example.conditions += rules.conditions
+            return example
         }
     }
 

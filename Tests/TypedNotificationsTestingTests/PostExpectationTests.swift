@@ -70,6 +70,172 @@ import TypedNotificationsTesting
         }
     }
 
+    // MARK: - What counts: the block's task tree
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func postsFromTasksOutsideTheBlockDoNotCount() async {
+        // Another test posting the same type on the same center, in a task of its own, while the block runs.
+        let center = NotificationCenter()
+        let (go, posted) = (Signal(), Signal())
+        let madeBefore = Task {
+            await go.wait()
+            Saved(id: 98).post(in: center)
+        }
+        let detached = Task.detached {
+            await madeBefore.value
+            Saved(id: 99).post(in: center)
+            posted.fire()
+        }
+        let saved = await expectPosts(Saved.self, count: 1, in: center) {
+            Saved(id: 1).post(in: center)
+            go.fire()
+            await posted.wait()
+        }
+        #expect(saved == [Saved(id: 1)])
+        await detached.value
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func expectNoPostsIgnoresATaskOutsideTheBlockPosting() async {
+        let center = NotificationCenter()
+        let (go, posted) = (Signal(), Signal())
+        let parallel = Task.detached {
+            await go.wait()
+            Saved(id: 99).post(in: center)
+            posted.fire()
+        }
+        await expectNoPosts(Saved.self, in: center) {
+            Refreshed.post((), in: center)
+            go.fire()
+            await posted.wait()
+        }
+        await parallel.value
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func postsFromTasksOutsideTheBlockAreListedAsNotCounted() async {
+        let center = NotificationCenter()
+        let (go, posted) = (Signal(), Signal())
+        let parallel = Task.detached {
+            await go.wait()
+            Saved(id: 99).post(in: center)
+            posted.fire()
+        }
+        let issues = await recordedIssues {
+            await expectPosts(Saved.self, in: center) {
+                go.fire()
+                await posted.wait()
+            }
+        }
+        #expect(
+            issues.map(\.message) == [
+                "Expected 1 post of Saved, but none was posted; 1 post from tasks outside the block (another test's, "
+                    + "or a detached task) was not counted: Saved(id: 99)"
+            ]
+        )
+        await parallel.value
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func postsFromTasksTheBlockCreatesCount() async {
+        let center = NotificationCenter()
+        let saved = await expectPosts(Saved.self, count: 4, in: center) {
+            async let child: Void = Saved(id: 1).post(in: center)
+            await child
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { Saved(id: 2).post(in: center) }
+            }
+            await Task { Saved(id: 3).post(in: center) }.value
+            await PostingActor().post(Saved(id: 4), in: center)
+        }
+        #expect(saved == [Saved(id: 1), Saved(id: 2), Saved(id: 3), Saved(id: 4)])
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func postsAHandlerMakesOnThePostingThreadCount() async {
+        let center = NotificationCenter()
+        let token = Refreshed.observe(in: center) { Saved(id: 5).post(in: center) }
+        await expectPosts(Saved.self, in: center) {
+            Refreshed.post((), in: center)
+        }
+        withExtendedLifetime(token) {}
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func aPostInANestedBlockCountsInBoth() async {
+        let center = NotificationCenter()
+        let outer = await expectPosts(Saved.self, count: 2, in: center) {
+            Saved(id: 1).post(in: center)
+            let inner = await expectPosts(Saved.self, in: center) {
+                Saved(id: 2).post(in: center)
+            }
+            #expect(inner == [Saved(id: 2)])
+        }
+        #expect(outer == [Saved(id: 1), Saved(id: 2)])
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func aDetachedTaskIsOutsideTheBlockEvenWhenTheBlockStartsIt() async {
+        let center = NotificationCenter()
+        await expectNoPosts(Saved.self, in: center) {
+            await Task.detached { Saved(id: 1).post(in: center) }.value
+        }
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func countedPostsFromThreadsOutsideAnyTaskAreFlagged() async {
+        let center = NotificationCenter()
+        let issues = await recordedIssues {
+            await expectPosts(Saved.self, count: 2, in: center) {
+                Saved(id: 1).post(in: center)
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async {
+                        Saved(id: 2).post(in: center)
+                        continuation.resume()
+                    }
+                }
+                await withCheckedContinuation { continuation in
+                    Thread {
+                        Saved(id: 3).post(in: center)
+                        continuation.resume()
+                    }
+                    .start()
+                }
+            }
+        }
+        #expect(
+            issues.map(\.message) == [
+                "Expected 2 posts of Saved, but 3 were posted: Saved(id: 1), Saved(id: 2), Saved(id: 3); 2 of them came "
+                    + "from a thread outside any task (such as a dispatch queue's), which may be code other than the "
+                    + "block's: Saved(id: 2), Saved(id: 3)"
+            ]
+        )
+    }
+
+    // MARK: - Introspection
+
+    @Test func introspectionListsExpectPostsAtTheLineThatCalledIt() async {
+        let center = NotificationCenter()
+        let line = #line + 1
+        await expectPosts(Saved.self, in: center) {
+            let observation = center.typedObservations.first
+            #expect(observation?.fileID == "TypedNotificationsTestingTests/PostExpectationTests.swift")
+            #expect(observation?.line == line)
+            Saved(id: 1).post(in: center)
+        }
+        #expect(center.typedObservations.isEmpty)
+    }
+
+    @Test func introspectionListsExpectNoPostsAtTheLineThatCalledIt() async {
+        let center = NotificationCenter()
+        let line = #line + 1
+        await expectNoPosts(Saved.self, in: center) {
+            let observation = center.typedObservations.first
+            #expect(observation?.fileID == "TypedNotificationsTestingTests/PostExpectationTests.swift")
+            #expect(observation?.line == line)
+        }
+    }
+
     // MARK: - Failure messages
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
@@ -176,6 +342,13 @@ import TypedNotificationsTesting
         #expect(issues.count == 1)
         #expect(issues.first?.sourceLocation?.line == line)
         #expect(issues.first?.sourceLocation?.fileName == "PostExpectationTests.swift")
+    }
+}
+
+/// Code under test on an actor of its own: a post made there, awaited by the block, is in the block's task.
+actor PostingActor {
+    func post(_ saved: Saved, in center: NotificationCenter) {
+        saved.post(in: center)
     }
 }
 

@@ -20,6 +20,17 @@ final class TypedNotificationExpectationTests: XCTestCase {
         XCTAssertEqual(saved.payloads.map(\.id), [1, 2])
     }
 
+    /// An expectation left observing is listed by introspection at the test line that made it.
+    func testIntrospectionListsTheExpectationAtTheLineThatMadeIt() throws {
+        let center = NotificationCenter()
+        let line = #line + 1
+        let saved = TypedNotificationExpectation(Saved.self, in: center)
+        let observation = try XCTUnwrap(center.typedObservations.first)
+        XCTAssertEqual(observation.fileID, "TypedNotificationsTestingTests/TypedNotificationExpectationTests.swift")
+        XCTAssertEqual(observation.line, line)
+        withExtendedLifetime(saved) {}
+    }
+
     func testIsFulfilledByPostsFromAnotherThread() {
         let center = NotificationCenter()
         let store = Store(center: center)

@@ -21,6 +21,14 @@ import TypedNotificationsTestSupport
     }
     final class Document: Sendable {}
     enum DocumentOpened: Notifiable { typealias Payload = Document }
+    enum Title: Notifiable { typealias Payload = String }
+    enum Scores: Notifiable { typealias Payload = [Int?] }
+    enum ScoresByName: Notifiable { typealias Payload = [String: Int?] }
+    enum Rounds: Notifiable { typealias Payload = [[Int?]] }
+    enum RoundsByName: Notifiable { typealias Payload = [String: [Int?]] }
+    enum OptionalScores: Notifiable { typealias Payload = [Int?]? }
+    enum Counts: Notifiable { typealias Payload = [Int] }
+    enum Ratios: Notifiable { typealias Payload = [String: Double] }
 
     /// What a typed post of `payload` looks like to a plain observer that decodes it with the type's decoder, and
     /// what typed observers receive from a plain post of `plainValue` under the payload key.
@@ -110,6 +118,94 @@ import TypedNotificationsTestSupport
         #expect(typed.count == 1 && typed.first === other)
     }
 
+    @Test(arguments: ["", "total"])
+    func string(value: String) throws {
+        let (plain, typed) = try crossBothWays(Title.self, typed: value, plain: value)
+        #expect(plain == value)
+        #expect(typed == [value])
+        let (_, fromObjectiveC) = try crossBothWays(Title.self, typed: value, plain: NSString(string: value))
+        #expect(fromObjectiveC == [value])
+    }
+
+    // MARK: - Collections, with nil inside them as Objective-C writes it
+
+    @Test(arguments: [[], [1, 2], [nil], [1, nil, 3]] as [[Int?]])
+    func arrayOfOptionals(value: [Int?]) throws {
+        let (plain, typed) = try crossBothWays(Scores.self, typed: value, plain: value)
+        #expect(plain == value)
+        #expect(typed == [value])
+        let written = value.map { $0.map { NSNumber(value: $0) } ?? NSNull() }
+        let (_, fromNSArray) = try crossBothWays(Scores.self, typed: value, plain: NSArray(array: written))
+        #expect(fromNSArray == [value])
+        let (_, fromArrayOfObjects) = try crossBothWays(Scores.self, typed: value, plain: written as [Any])
+        #expect(fromArrayOfObjects == [value])
+    }
+
+    @Test(arguments: [[:], ["a": 1], ["a": nil], ["a": nil, "b": 2]] as [[String: Int?]])
+    func dictionaryOfOptionals(value: [String: Int?]) throws {
+        let (plain, typed) = try crossBothWays(ScoresByName.self, typed: value, plain: value)
+        #expect(plain == value)
+        #expect(typed == [value])
+        let written = value.mapValues { $0.map { NSNumber(value: $0) } ?? NSNull() }
+        let nsDictionary = NSDictionary(dictionary: written)
+        let (_, fromNSDictionary) = try crossBothWays(ScoresByName.self, typed: value, plain: nsDictionary)
+        #expect(fromNSDictionary == [value])
+        let (_, fromDictionaryOfObjects) = try crossBothWays(ScoresByName.self, typed: value, plain: written)
+        #expect(fromDictionaryOfObjects == [value])
+    }
+
+    @Test func nestedCollectionsOfOptionals() throws {
+        let rounds: [[Int?]] = [[1, nil], [], [nil]]
+        let (plainRounds, typedRounds) = try crossBothWays(
+            Rounds.self, typed: rounds,
+            plain: NSArray(array: [NSArray(array: [1, NSNull()]), NSArray(), NSArray(array: [NSNull()])]))
+        #expect(plainRounds == rounds)
+        #expect(typedRounds == [rounds])
+
+        let byName: [String: [Int?]] = ["a": [nil, 2], "b": []]
+        let (plainByName, typedByName) = try crossBothWays(
+            RoundsByName.self, typed: byName,
+            plain: NSDictionary(dictionary: ["a": NSArray(array: [NSNull(), 2]), "b": NSArray()]))
+        #expect(plainByName == byName)
+        #expect(typedByName == [byName])
+    }
+
+    @Test func optionalArrayOfOptionals() throws {
+        let (plainNone, typedNone) = try crossBothWays(OptionalScores.self, typed: nil, plain: NSNull())
+        #expect(plainNone == nil)
+        #expect(typedNone == [nil])
+        let (plainSome, typedSome) = try crossBothWays(
+            OptionalScores.self, typed: [nil, 1], plain: NSArray(array: [NSNull(), 1]))
+        #expect(plainSome == [nil, 1])
+        #expect(typedSome == [[nil, 1]])
+    }
+
+    @Test func collectionsOfPlainValues() throws {
+        let (plainCounts, typedCounts) = try crossBothWays(
+            Counts.self, typed: [1, 2], plain: NSArray(array: [NSNumber(value: 3)]))
+        #expect(plainCounts == [1, 2])
+        #expect(typedCounts == [[3]])
+        let (plainRatios, typedRatios) = try crossBothWays(
+            Ratios.self, typed: ["a": 0.5], plain: NSDictionary(dictionary: ["b": NSNumber(value: 1.5)]))
+        #expect(plainRatios == ["a": 0.5])
+        #expect(typedRatios == [["b": 1.5]])
+    }
+
+    @Test func collectionWithAnElementOfTheWrongKindIsReportedNotDelivered() throws {
+        let center = NotificationCenter()
+        let typed = Recorded<[Int?]>()
+        let token = Scores.observe(in: center) { typed.append($0) }
+        let wrong = NSArray(array: [1, NSNull(), "three"])
+        center.post(name: Scores.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: wrong])
+        #expect(typed.values == [])
+        let plain = Notification(name: Scores.notificationName, userInfo: [Notification.typedPayloadKey: wrong])
+        #expect(throws: NotificationDecodingError.self) { try Scores.payload(from: plain) }
+        let nullAsAValue = Notification(
+            name: Counts.notificationName, userInfo: [Notification.typedPayloadKey: NSArray(array: [NSNull()])])
+        #expect(throws: NotificationDecodingError.self) { try Counts.payload(from: nullAsAValue) }
+        withExtendedLifetime(token) {}
+    }
+
     @Test func valueOfTheWrongKindIsReportedNotDelivered() throws {
         let center = NotificationCenter()
         let typed = Recorded<Int>()
@@ -134,6 +230,24 @@ import TypedNotificationsTestSupport
         OptionalCount.post(nil, in: center)
         OptionalCount.post(3, in: center)
         #expect(seen.values == ["NSNull", "NSNumber"])
+    }
+
+    /// Inside arrays and dictionaries too, at any depth: `nil` as the `NSNull` singleton, collections as `NSArray` and
+    /// `NSDictionary`.
+    @Test func simulatedBuildHandsObserversBridgedCollections() throws {
+        let center = NotificationCenter()
+        let seen = Recorded<String>()
+        let observer = center.addObserver(forName: RoundsByName.notificationName, object: nil, queue: nil) { note in
+            let value = note.userInfo?[Notification.typedPayloadKey]
+            guard let byName = value as? NSDictionary, let rounds = byName["a"] as? NSArray else {
+                return seen.append("other")
+            }
+            let kinds = rounds.map { $0 is NSNull ? "NSNull" : $0 is NSNumber ? "NSNumber" : "other" }
+            seen.append(kinds.joined(separator: " "))
+        }
+        defer { center.removeObserver(observer) }
+        RoundsByName.post(["a": [nil, 1]], in: center)
+        #expect(seen.values == ["NSNull NSNumber"])
     }
     #endif
 }

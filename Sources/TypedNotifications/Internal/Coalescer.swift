@@ -15,7 +15,8 @@ enum Coalescer {
         let sender: ObjectIdentifier?
     }
 
-    /// One burst. Its center and sender are held strongly until delivered, so no other can take the key's addresses.
+    /// One burst. Its center and sender are held strongly until delivered (at most its window), so no other object can
+    /// take the key's addresses meanwhile; the actor it ends on is held weakly, and strongly only while it is delivered.
     /// `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the sender need not be (handlers get it as a
     /// post's sender); both are touched only under the lock of ``slots``, or by the burst's end once taken out.
     final class Burst: @unchecked Sendable {
@@ -24,8 +25,11 @@ enum Coalescer {
         /// The latest payload, or with a merge, every payload in post order.
         var payloads: [Any]
         let keepsAll: Bool
-        /// The actor whose next turn ends the burst; `nil` for the global executor.
-        let context: (any Actor)?
+        /// The actor whose next turn ends the burst; `nil` for the global executor. If it is gone by then, the burst
+        /// ends on the global executor.
+        let context: WeakActor?
+        /// The diagnostics scope of the post that began the burst: its delivery reports there.
+        let scope: NotificationDiagnostics.Scope? = NotificationDiagnostics.queuedScope
         let delay: TimeInterval
         /// Ends the burst: takes its payloads and posts them (generic over the type, which the slot does not know).
         let end: @Sendable (Burst, isolated (any Actor)?) -> Void
@@ -35,7 +39,7 @@ enum Coalescer {
             sender: AnyObject?,
             payload: Any,
             keepsAll: Bool,
-            context: (any Actor)?,
+            context: WeakActor?,
             delay: TimeInterval,
             end: @escaping @Sendable (Burst, isolated (any Actor)?) -> Void
         ) {
@@ -92,7 +96,7 @@ enum Coalescer {
             }
         let merge = coalescing.merge
         // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
-        let context = endContext(of: isolation)
+        let context = endContext(of: isolation).map(WeakActor.init)
         let (scheduled, replaced): (Burst?, (payloads: [Any], sender: AnyObject?)?) = slots.withLock { slots in
             if let burst = slots[key]?.gathering { return (nil, burst.add(payload, from: sender)) }
             let burst = Burst(
@@ -118,16 +122,17 @@ enum Coalescer {
         return PlatformIsolation.isMainActor(nil) ? MainActor.shared : nil
     }
 
-    /// Schedules the end of `burst`: its delay on a timer, then a job on its context.
+    /// Schedules the end of `burst`: its delay on a timer, then a job on its context. Detached, so that the burst's
+    /// delivery carries none of the task-locals or the priority of the post that began it.
     private static func schedule(_ burst: Burst) {
-        Task {
+        Task.detached {
             if burst.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(burst.delay * 1_000_000_000)) }
-            await end(burst, on: burst.context)
+            await end(burst, on: burst.context?.actor)
         }
     }
 
     private static func end(_ burst: Burst, on context: isolated (any Actor)?) {
-        burst.end(burst, context)
+        NotificationDiagnostics.reporting(to: burst.scope) { burst.end(burst, context) }
     }
 
     /// Ends `burst`: posts its payloads (merged if asked) on `context`, then schedules the key's next burst, if any.

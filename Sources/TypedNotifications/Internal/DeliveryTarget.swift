@@ -15,6 +15,11 @@ public import Foundation
 /// ``batchLimit`` entries wait (no post runs an unbounded backlog) or a handler of the target is running (the post came
 /// from it): then it is only queued, and runs once that handler returns, so no handler is re-entered. One drain is
 /// scheduled at a time, and yields its executor after ``batchLimit`` entries.
+///
+/// **What a drain keeps.** A drain is a detached task (or a queue's job): it carries none of the posters' task-locals
+/// or priority; each entry carries its own post's diagnostics scope (``Entry/scope``). It holds an actor weakly
+/// between batches and strongly only for one batch: a released actor's observations get at most the batch then
+/// running, and what waits for them is released when the next batch finds the actor gone.
 @usableFromInline
 final class DeliveryTarget: Sendable {
     @usableFromInline
@@ -36,15 +41,22 @@ final class DeliveryTarget: Sendable {
         let sender: AnyObject?
         /// Latest post for a new observer taking the sender: its sender is loaded on the target, never under a lock.
         var replayed: LatestPost? = nil
+        /// The diagnostics scope open where the post (or, for a latest value, the observation) was made: the handler's
+        /// reports go there, as they would have on the posting thread.
+        var scope: NotificationDiagnostics.Scope? = NotificationDiagnostics.queuedScope
 
         /// On the target; the subscription checks that it is still active.
         func run() {
-            subscription.runQueued(payload, sender: replayed?.sender ?? sender)
+            NotificationDiagnostics.reporting(to: scope) {
+                subscription.runQueued(payload, sender: replayed?.sender ?? sender)
+            }
         }
 
         /// On a ``Executor/task`` target: awaits the `async` handler.
         func runAsync() async {
-            await subscription.runQueuedAsync(payload)
+            await NotificationDiagnostics.reporting(to: scope) {
+                await subscription.runQueuedAsync(payload)
+            }
         }
     }
 
@@ -149,11 +161,14 @@ final class DeliveryTarget: Sendable {
         cancellationsSeen count: UInt64
     ) {
         let boxed: Any = payload
+        let scope = NotificationDiagnostics.queuedScope
         var entries: [Entry] = []
         // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
         for observer in subscriptions
         where observer.target === self && !observer.hasEnded(cancellationsSeen: count) && observer.accepts(sender) {
-            entries.append(Entry(subscription: observer, payload: boxed, sender: observer.takesSender ? sender : nil))
+            entries.append(
+                Entry(
+                    subscription: observer, payload: boxed, sender: observer.takesSender ? sender : nil, scope: scope))
         }
         guard !entries.isEmpty else { return }
         finish(enqueue(entries, isCurrent: isCurrent(isolation)))
@@ -195,35 +210,45 @@ final class DeliveryTarget: Sendable {
 
     // MARK: - Draining
 
+    /// Detached tasks, so that no drain carries the task-locals or priority of the post that happened to start it.
     private func schedule() {
         switch executor {
         case .mainActor:
-            Task { @MainActor in self.drain() }
+            Task.detached { @MainActor in self.drain() }
         case .actor(let target):
-            guard let actor = target.actor else {
-                // The actor is gone, and so are its observations: drop what waits, outside the lock.
-                let dropped = state.withLock { state in
-                    state.isScheduled = false
-                    return state.queue.removeAll()
-                }
-                withExtendedLifetime(dropped) {}
-                return
+            // Batch after batch in one task, each loading the actor anew: see "What a drain keeps" above.
+            Task.detached {
+                while await self.drainBatch(on: target) {}
             }
-            Task { await Self.run(isolatedTo: actor) { self.drain() } }
         case .dispatch(let queue):
             queue.async { self.drain() }
         case .operation(let queue):
             queue.addOperation(DrainOperation(self))
         case .task:
             // One entry at a time, each awaited; the task ends when the FIFO is empty, and the next post starts one.
-            Task {
+            Task.detached {
                 while let entry = self.take(through: .max) { await entry.runAsync() }
             }
         }
     }
 
-    private static func run(isolatedTo actor: isolated any Actor, _ job: () -> Void) {
-        job()
+    /// Runs one batch on the actor, if it lives; whether another batch is due. The strong reference lives only in
+    /// this call; a dead actor's queue is dropped (its observations ended with it), outside the lock.
+    private func drainBatch(on target: WeakActor) async -> Bool {
+        guard let actor = target.actor else {
+            let dropped = state.withLock { state in
+                state.isScheduled = false
+                state.isRunning = false
+                return state.queue.removeAll()
+            }
+            withExtendedLifetime(dropped) {}
+            return false
+        }
+        return await Self.run(isolatedTo: actor) { self.runBatch() }
+    }
+
+    private static func run(isolatedTo actor: isolated any Actor, _ batch: () -> Bool) -> Bool {
+        batch()
     }
 
     /// A drain that `cancelAllOperations()` cancelled before it started never runs, so the next one is scheduled now,
@@ -238,16 +263,20 @@ final class DeliveryTarget: Sendable {
 
     /// Runs one batch, then either ends (nothing left) or schedules the next batch behind other work.
     fileprivate func drain() {
+        if runBatch() { schedule() }
+    }
+
+    /// Runs up to ``batchLimit`` entries; whether more wait, with the drain still scheduled for them.
+    private func runBatch() -> Bool {
         for _ in 0..<Self.batchLimit {
-            guard let entry = take(through: .max) else { return }
+            guard let entry = take(through: .max) else { return false }
             entry.run()
         }
-        let more = state.withLock { state in
+        return state.withLock { state in
             state.isRunning = false
             if state.queue.isEmpty { state.isScheduled = false }
             return state.isScheduled
         }
-        if more { schedule() }
     }
 
     /// The oldest entry, if numbered at most `last`, for the caller to run: a handler is running until the next call.

@@ -2,6 +2,16 @@ import Foundation
 
 /// How the default ``Notifiable/notificationName`` is derived from a type's name (the registry caches it in the type's
 /// record: see ``ObserverRegistry/derivedName(of:)``).
+///
+/// Leaving out the anonymous contexts keeps a name the same on every launch, at a price: distinct types can derive
+/// the same name. Those are exactly the types whose printed names differ only inside such contexts: private or
+/// file-private types of one name in two files of a module, or one of them and a type of that name at the top level;
+/// a type local to a function (or a closure) and a type of that name at the top level, or local to another function;
+/// a type local to a method of `Foo` and a type nested in `Foo` (`Foo.Local`), or local to another of its methods;
+/// and generic types whose arguments are such types (`Box<Saved>`). Debug builds report the second type of such a
+/// pair to use its name (``NotificationDiagnostics/checkDerivedName(_:of:)``). Types in extensions of another
+/// module's types keep the extending module in their printed name (`(extension in MyApp):Foundation.Date.Changed`),
+/// so they never meet.
 enum DerivedNames {
     /// `reflected` without the anonymous contexts that the runtime prints with an address, which changes on every
     /// launch: `MyApp.(unknown context at $55e5c9f61868).Hidden` becomes `MyApp.Hidden`.
@@ -26,3 +36,36 @@ enum DerivedNames {
         return stable + rest
     }
 }
+
+#if DEBUG
+extension DerivedNames {
+    /// Per derived name, the first type that derived it; and every type whose derived name was checked.
+    private struct Claims {
+        var firstDeriver: [Notification.Name: any Notifiable.Type] = [:]
+        var checked: Set<ObjectIdentifier> = []
+    }
+
+    /// Locked because types derive their names on any thread. Held only to look up and insert (a metatype and an
+    /// identifier, whose release runs no code), never while reporting. It grows by one entry per type that uses a
+    /// derived name, in debug builds only.
+    private static let claims = Locked(Claims())
+
+    /// The type that derived `name` before `subject` did, if another one did.
+    ///
+    /// `nil` for every call after the first for `subject`, so that a collision is reported once, however many threads
+    /// derive the name at once.
+    static func earlierType(deriving name: Notification.Name, than subject: any Notifiable.Type)
+        -> (any Notifiable.Type)?
+    {
+        let id = ObjectIdentifier(subject)
+        return claims.withLock { claims in
+            guard claims.checked.insert(id).inserted else { return nil }
+            guard let first = claims.firstDeriver[name] else {
+                claims.firstDeriver[name] = subject
+                return nil
+            }
+            return first
+        }
+    }
+}
+#endif

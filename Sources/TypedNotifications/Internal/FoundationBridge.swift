@@ -32,7 +32,7 @@ enum FoundationBridge {
         let registration = BridgeRegistration(channel)
         // Pairs with the acquire below: ThreadSanitizer cannot see Foundation's hand-over lock on Linux.
         FoundationPublication.publish()
-        let token = center.addObserver(forName: channel.name, object: nil, queue: nil) { notification in
+        let token = FoundationObserverToken.observe(channel.name, on: center) { notification in
             FoundationPublication.acquire()
             #if DEBUG
             channel.recordActivity()  // a plain post: a token made before was used
@@ -210,8 +210,8 @@ final class BridgeRegistration: @unchecked Sendable {
         ObserverRegistry.shared.bridgeEnded(channel)
     }
 
-    func keep(_ token: any NSObjectProtocol) {
-        storedToken = FoundationObserverToken(token)
+    func keep(_ token: FoundationObserverToken) {
+        storedToken = token
     }
 
     /// Foundation's token, for `removeObserver(_:)`; `nil` once Foundation has let it go.

@@ -88,8 +88,7 @@ package final class Locked<State>: @unchecked Sendable {
     #if !canImport(Darwin)
     /// Whether the mutex checks for re-entry. Not in release builds, where debug builds already trap on any re-entry:
     /// an error-checking mutex costs an observe-then-cancel cycle 4.3% more instructions (2,395 → 2,497) and a post
-    /// with no observers 0.9% (callgrind, `Benchmarks/instructions.sh`), which would take both past the 3% the
-    /// simplifications of issue 21 may cost against its start (2,346 and 3,995).
+    /// with no observers 0.9% (callgrind, `Benchmarks/instructions.sh`).
     private static var trapsOnReentry: Bool {
         #if DEBUG || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
         true

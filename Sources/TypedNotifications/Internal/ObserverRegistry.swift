@@ -113,10 +113,13 @@ final class ObserverRegistry: Sendable {
     }
 
     /// The default ``Notifiable/notificationName``: derived from the type's name once (`String(reflecting:)` costs
-    /// about 580 ns), then read from its record.
+    /// about 580 ns), then read from its record. Debug builds check the new name against the other types' derived
+    /// names then, after the lock, as the check may call a diagnostics handler; reads from the record never check.
     func derivedName<Event: Notifiable>(of subject: Event.Type) -> Notification.Name {
         if let name = state.withLock({ $0.records[ObjectIdentifier(subject)]?.name }) { return name }
-        return record(of: subject, name: Notification.Name(DerivedNames.stableName(String(reflecting: subject))))
+        let name = record(of: subject, name: Notification.Name(DerivedNames.stableName(String(reflecting: subject))))
+        NotificationDiagnostics.checkDerivedName(name, of: subject)
+        return name
     }
 
     /// Makes the record of `subject` with `name`, unless it has one; returns the record's name.

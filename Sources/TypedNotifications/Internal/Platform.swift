@@ -1,12 +1,15 @@
 import Foundation
 
 // Everything that differs between Apple platforms and the others is here, and the lock primitive in `Lock.swift`:
-// how a Foundation observer's token is kept, how a post knows it runs on the main actor, how the main queue is told,
-// and the two facts about Foundation probed once per process. Delivery itself is the same code everywhere.
+// how a Foundation observer's token is kept, how a post knows it runs on the main actor, how a main-actor handler is
+// called, and the two facts about Foundation probed once per process. Delivery itself is the same code everywhere.
 //
-// `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` takes every Apple code path that compiles on Linux, and bridges
-// `userInfo` as Apple's Foundation does. Only the lock primitive stays Linux's; it then traps on re-entry, as
-// `os_unfair_lock` does.
+// `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` takes every Apple code path, and stands in for what Apple's
+// Foundation does that Swift's does not: it bridges `userInfo` as Apple's Foundation does, and holds a Foundation
+// observer's token while the observer is registered, as Apple's center does. What cannot compile on Linux is one line
+// per Apple-only symbol, each beside the Linux line it replaces: `os_unfair_lock` in `Lock.swift`, and
+// `autoreleasepool` below (both listed in `Docs/ARCHITECTURE.md`). The lock primitive therefore stays Linux's in the
+// simulated build; it then traps on re-entry, as `os_unfair_lock` does.
 
 // MARK: - Foundation's observer tokens
 
@@ -14,18 +17,37 @@ import Foundation
 /// observer's block alive after its center is gone (the block's release is how the package learns that a center died:
 /// see ``BridgeRegistration``).
 struct FoundationObserverToken {
-    #if canImport(Darwin)
+    #if canImport(Darwin) || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
     /// Weak: Apple's center "strongly holds this return value until you remove the observer registration", and the
-    /// token holds the block.
+    /// token holds the block. The simulated-Apple build has the block hold it instead (``observe(_:on:using:)``), which
+    /// keeps it exactly as long.
     weak var object: AnyObject?
     #else
     /// Strong: Swift's Foundation returns a token of identifiers only, which nothing else holds (a weak reference would
-    /// let it go at once, also in the simulated-Apple build); the center alone holds the block.
+    /// let it go at once); the center alone holds the block.
     var object: AnyObject?
     #endif
 
-    init(_ token: any NSObjectProtocol) {
-        object = token
+    /// Adds a Foundation observer of `name` on `center`, of every sender, called on the posting thread.
+    static func observe(
+        _ name: Notification.Name,
+        on center: NotificationCenter,
+        using block: @escaping @Sendable (Notification) -> Void
+    ) -> FoundationObserverToken {
+        #if TYPED_NOTIFICATIONS_SIMULATE_DARWIN
+        // Swift's center holds the block and not the token: the block holds the token, as Apple's center does, from
+        // the registration until the center releases the block (the observer's removal, or the center's death). No
+        // cycle: Swift's token holds identifiers only. `Locked` so that the `@Sendable` block may capture the box;
+        // it is written once, here, and never read: it only keeps the token.
+        let held = Locked<AnyObject?>(nil)
+        let token = center.addObserver(forName: name, object: nil, queue: nil) { notification in
+            withExtendedLifetime(held) { block(notification) }
+        }
+        held.withLock { $0 = token }
+        return FoundationObserverToken(object: token)
+        #else
+        FoundationObserverToken(object: center.addObserver(forName: name, object: nil, queue: nil, using: block))
+        #endif
     }
 }
 
@@ -36,9 +58,11 @@ enum PlatformBridging {
     ///
     /// On Apple platforms Foundation bridges it to `NSDictionary` and observers read it back as a dictionary that may
     /// not be the one posted: values become Objective-C objects (`nil`, at any depth of optionals, the `NSNull`
-    /// singleton; numbers and `Bool` `NSNumber`; strings `NSString`; other Swift values boxed; class instances stay
-    /// themselves). The simulated-Apple build posts a new dictionary whose top-level values are bridged so, by Swift's
-    /// Foundation's own `as AnyObject` after unwrapping optionals. Elsewhere `userInfo` is passed on as it is.
+    /// singleton; numbers and `Bool` `NSNumber`; strings `NSString`; arrays and dictionaries `NSArray` and
+    /// `NSDictionary` of values bridged so; other Swift values boxed; class instances stay themselves). The
+    /// simulated-Apple build posts a new dictionary whose values are bridged so (``objectiveCValue(_:)``), by Swift's
+    /// Foundation's own `as AnyObject` once optionals, arrays and dictionaries are taken apart. Elsewhere `userInfo` is
+    /// passed on as it is.
     @inline(__always)
     static func postable(_ userInfo: [AnyHashable: Any]?) -> [AnyHashable: Any]? {
         #if TYPED_NOTIFICATIONS_SIMULATE_DARWIN
@@ -49,12 +73,22 @@ enum PlatformBridging {
     }
 
     #if TYPED_NOTIFICATIONS_SIMULATE_DARWIN
-    /// Optionals are unwrapped first, as Apple's bridge does (SE-0140): Swift's Foundation turns a nested `nil` into
-    /// an object that still casts back to `Optional(nil)`, never a plain `NSNull`.
+    /// `value` as Apple's bridge writes it: optionals unwrapped first, `nil` at any depth of optionals the `NSNull`
+    /// singleton (SE-0140), where Swift's Foundation turns a nested `nil` into an object that still casts back to
+    /// `Optional(nil)`; arrays and dictionaries as `NSArray` and `NSDictionary` of values bridged so, at any depth.
     private static func objectiveCValue(_ value: Any) -> Any {
         let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value as AnyObject }
-        return mirror.children.first.map { objectiveCValue($0.value) } ?? NSNull()
+        switch mirror.displayStyle {
+        case .optional:
+            return mirror.children.first.map { objectiveCValue($0.value) } ?? NSNull()
+        case .collection where value is [Any]:
+            return NSArray(array: mirror.children.map { objectiveCValue($0.value) })
+        case .dictionary:
+            guard let entries = value as? [AnyHashable: Any] else { return value as AnyObject }
+            return NSDictionary(dictionary: entries.mapValues(objectiveCValue))
+        default:
+            return value as AnyObject
+        }
     }
     #endif
 }
@@ -88,14 +122,14 @@ enum PlatformIsolation {
     /// `handler` as a closure the package calls only on the main actor (during a post that ``isMainActor(_:)`` says is
     /// on it, or from a main-actor job).
     ///
-    /// On Apple platforms without `MainActor.assumeIsolated`: before Swift 6's runtime (iOS 15-17, macOS 12-14) that
-    /// check can trap on the main thread outside a main-actor job (a GCD block, a UIKit callback). Elsewhere the check
-    /// stays.
+    /// Where the main thread is the main actor, without `MainActor.assumeIsolated`: before Swift 6's runtime (iOS
+    /// 15-17, macOS 12-14) that check can trap on the main thread outside a main-actor job (a GCD block, a UIKit
+    /// callback). Elsewhere the check stays.
     @usableFromInline
     static func onMainActor<Payload: Sendable>(
         _ handler: @escaping @MainActor @Sendable (Payload) -> Void
     ) -> @Sendable (Payload) -> Void {
-        #if canImport(Darwin)
+        #if canImport(Darwin) || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
         // Safe: a `@MainActor` closure has a plain one's layout, and the package calls it only on the main actor.
         unsafeBitCast(handler, to: (@Sendable (Payload) -> Void).self)
         #else
@@ -162,39 +196,44 @@ enum CenterIdentity {
                 _ in withExtendedLifetime(held) {}
             }
         }
-        #if canImport(Darwin)
-        autoreleasepool { observeAndDrop() }
-        #else
-        observeAndDrop()
-        #endif
+        // In a pool: on Apple platforms the center may be autoreleased, and the probe must see it go.
+        withAutoreleasePool(observeAndDrop)
         return probe == nil
     }()
 
     private final class Probe: Sendable {}
 }
 
+// MARK: - Autorelease pools
+
+/// Runs `body` in an autorelease pool where Objective-C has them, so that what it autoreleases is released when it
+/// returns; elsewhere nothing is autoreleased, and `body` simply runs.
+func withAutoreleasePool<Result>(_ body: () throws -> Result) rethrows -> Result {
+    #if canImport(Darwin)
+    try autoreleasepool(invoking: body)
+    #else
+    try body()
+    #endif
+}
+
 // MARK: - The main queue
 
 enum PlatformQueues {
-    /// Whether `queue` is the main queue. Swift's Dispatch on Linux makes a new wrapper each time `DispatchQueue.main`
-    /// is read, so there it is told by a queue-specific value the package sets once (never by its label, which any
-    /// queue may take).
+    /// Whether `queue` is the main queue: the very object `DispatchQueue.main` returns, which is always the same one
+    /// on Apple platforms; or, where Swift's Dispatch makes a new wrapper each time `DispatchQueue.main` is read (on
+    /// Linux), a wrapper of it, told by a queue-specific value the package sets on it once (never by its label, which
+    /// any queue may take). The same code on every platform: the value is read from `queue` itself, never from a
+    /// queue it targets, so a queue that merely targets the main queue is not it.
     static func isMain(_ queue: DispatchQueue) -> Bool {
-        #if canImport(Darwin)
-        queue === DispatchQueue.main
-        #else
         queue === DispatchQueue.main || queue.getSpecific(key: mainKey) == true
-        #endif
     }
 
-    #if !canImport(Darwin)
     /// Set on the main queue (the underlying queue, whatever wrapper reads it) when first used.
     private static let mainKey: DispatchSpecificKey<Bool> = {
         let key = DispatchSpecificKey<Bool>()
         DispatchQueue.main.setSpecific(key: key, value: true)
         return key
     }()
-    #endif
 
     /// The identity the main queue's delivery target is found by, whatever wrapper object the observer passed.
     static let mainQueueIdentity = ObjectIdentifier(MainQueueIdentity.self)

@@ -157,6 +157,10 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         weak var owner: AnyObject?
         @usableFromInline
         let handler: Handler<Event.Payload>
+        /// The `where:` condition: part of a call, so it runs where the handler runs, just before it would (see
+        /// ``Subscription/admits(_:stillActive:)``).
+        @usableFromInline
+        let condition: (@Sendable (Event.Payload) -> Bool)?
         /// Called when the registry ends the observation without a `cancel()`.
         @usableFromInline
         let onEnd: (@Sendable () -> Void)?
@@ -167,12 +171,14 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         @usableFromInline
         init(
             handler: Handler<Event.Payload>,
+            condition: (@Sendable (Event.Payload) -> Bool)?,
             owner: AnyObject?,
             onEnd: (@Sendable () -> Void)?,
             bufferUnderLock: (@Sendable (Event.Payload) -> Void)?
         ) {
             self.owner = owner
             self.handler = handler
+            self.condition = condition
             self.onEnd = onEnd
             self.bufferUnderLock = bufferUnderLock
         }
@@ -186,17 +192,19 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         owner: AnyObject?,
         target: DeliveryTarget?,
         handler: Handler<Event.Payload>,
+        condition: (@Sendable (Event.Payload) -> Bool)? = nil,
         site: ObservationSite,
         kind: TypedObservation.Delivery,
         onEnd: (@Sendable () -> Void)? = nil,
         bufferUnderLock: (@Sendable (Event.Payload) -> Void)? = nil
     ) {
-        if case .payload(let handler) = handler, target == nil, owner == nil, onEnd == nil {
+        if case .payload(let handler) = handler, condition == nil, target == nil, owner == nil, onEnd == nil {
             direct = handler
             rest = nil
         } else {
             direct = { _ in }
-            rest = Rest(handler: handler, owner: owner, onEnd: onEnd, bufferUnderLock: bufferUnderLock)
+            rest = Rest(
+                handler: handler, condition: condition, owner: owner, onEnd: onEnd, bufferUnderLock: bufferUnderLock)
         }
         super.init(
             channel: channel,
@@ -253,13 +261,14 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         if rest == nil {
             if accepts(postSender) { direct(payload) }
         } else {
-            deliverOther(payload, from: postSender)
+            deliverOther(payload, from: postSender, cancellationsSeen: count)
         }
     }
 
-    /// The rarer observers on the posting thread: owner-bound, taking the sender, or `async` (queued for its task).
+    /// The rarer observers on the posting thread: owner-bound, conditional, taking the sender, or `async` (queued for
+    /// its task).
     @usableFromInline
-    func deliverOther(_ payload: Event.Payload, from postSender: AnyObject?) {
+    func deliverOther(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
         // Checked before the sender filter, so that any post ends an observation whose owner is gone.
         guard ownerIsAlive() else {
             cancel()
@@ -268,9 +277,19 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         guard accepts(postSender) else { return }
         if let target {
             target.queue(payload, for: self)
-        } else {
+        } else if admits(payload, stillActive: { !hasEnded(cancellationsSeen: count) }) {
             run(payload, sender: postSender)
         }
+    }
+
+    /// Whether the handler starts, after the caller's own check that the observation is active and its owner loaded:
+    /// the `where:` condition accepts `payload`, and if it ran or an owner was loaded, the observation is still
+    /// active (`stillActive`). The condition is part of the call, so an observation whose `cancel()` returns while it
+    /// runs, on any thread, never reaches its handler; this last check is the last step before the handler.
+    @inlinable
+    func admits(_ payload: Event.Payload, stillActive: () -> Bool) -> Bool {
+        if let condition = rest?.condition { return condition(payload) && stillActive() }
+        return !isOwnerBound || stillActive()
     }
 
     /// Runs the handler now: on the posting thread, or on the target after the checks of a queued delivery.
@@ -284,27 +303,31 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
-    /// Checks made on the target before a handler runs (``AnySubscription``): a main-actor owner is loaded only there.
+    /// The checks made on the target before a queued handler starts: the observation is active, its owner lives (a
+    /// main-actor owner is loaded only here, see ``AnySubscription``), and ``admits(_:stillActive:)``.
     @usableFromInline
-    func mayRunOnTarget() -> Bool {
-        guard !ObserverRegistry.shared.isCancelled(self) else { return false }
+    func mayRunOnTarget(_ payload: Event.Payload) -> Bool {
+        let registry = ObserverRegistry.shared
+        guard !registry.isCancelled(self) else { return false }
         guard ownerIsAlive() else {
             cancel()
             return false
         }
-        return true
+        return admits(payload) { !registry.isCancelled(self) }
     }
 
     override func runQueued(_ payload: Any, sender: AnyObject?) {
-        guard mayRunOnTarget() else { return }
         // Safe: the target queued a `Payload` for this subscription (see `DeliveryTarget.dispatch`).
-        run(payload as! Payload, sender: sender)
+        let payload = payload as! Payload
+        guard mayRunOnTarget(payload) else { return }
+        run(payload, sender: sender)
     }
 
     override func runQueuedAsync(_ payload: Any) async {
-        guard mayRunOnTarget(), case .async(let handler) = handler else { return }
         // Safe, as in `runQueued`.
-        await handler(payload as! Payload)
+        let payload = payload as! Payload
+        guard case .async(let handler) = handler, mayRunOnTarget(payload) else { return }
+        await handler(payload)
     }
 
     /// Hands this new observer its type's latest post, first: the registry calls it under its lock while adding it, so

@@ -27,6 +27,8 @@ struct ObservedPost<Event: Notifiable>: Sendable {
     let sender: SenderReference
     /// `false` when the observer filters by sender and another object posted it.
     let isFromObservedSender: Bool
+    /// Where it was made, for an observer of an `expectPosts` block; always ``PostOrigin/inScope`` otherwise.
+    let origin: PostOrigin
 }
 
 /// A typed observer of every `Event` post on a center, from any sender, that tells who posted each.
@@ -43,11 +45,14 @@ final class PostObserver<Event: Notifiable>: Sendable {
     /// Starts observing before it returns.
     ///
     /// - Parameters:
+    ///   - scope: The `expectPosts` block whose posts count, which the handler is told the origin of each post
+    ///     against; `nil` for every post.
     ///   - file: The `#fileID` of the test code that made the recorder or expectation, which introspection lists.
     ///   - line: Its `#line`.
     init(
         center: NotificationCenter,
         sender: Event.Sender?,
+        scope: PostScope? = nil,
         file: StaticString,
         line: UInt,
         handler: @escaping @Sendable (ObservedPost<Event>) -> Void
@@ -63,7 +68,9 @@ final class PostObserver<Event: Notifiable>: Sendable {
                 ObservedPost(
                     payload: payload,
                     sender: SenderReference(object),
-                    isFromObservedSender: isFromObservedSender
+                    isFromObservedSender: isFromObservedSender,
+                    // On the posting thread, so it reads the posting task's scope.
+                    origin: scope?.originOfCurrentPost() ?? .inScope
                 )
             )
         }

@@ -6,6 +6,8 @@ import TypedNotifications
 /// ```
 /// Expected 3 posts of Saved, but 2 were posted: Saved(id: 1), Saved(id: 2)
 /// Expected no posts of Saved, but 1 was posted: Saved(id: 4); 1 post from other senders was ignored: Saved(id: 5)
+/// Expected 1 post of Saved, but 2 were posted: Saved(id: 1), Saved(id: 2); 1 of them came from a thread outside any
+///     task (such as a dispatch queue's), which may be code other than the block's: Saved(id: 2)
 /// ```
 struct PostReport<Event: Notifiable> {
     /// Payloads listed in a message, at most; the rest are counted.
@@ -19,6 +21,11 @@ struct PostReport<Event: Notifiable> {
     var rejected: [Event.Payload] = []
     /// Why plain posts could not be decoded.
     var decodingErrors: [any Error] = []
+    /// For an `expectPosts` block: those of `matched` made on a thread that runs no task, which cannot be traced to
+    /// the block.
+    var matchedOutsideTasks: [Event.Payload] = []
+    /// For an `expectPosts` block: posts made in tasks that are not the block's, which do not count.
+    var fromOtherTasks: [Event.Payload] = []
 
     /// The notification type as messages name it, such as `Saved` or `Box<Int>`.
     static var subjectName: String { String(describing: Event.self) }
@@ -41,6 +48,15 @@ struct PostReport<Event: Notifiable> {
     /// What else happened, each part starting with `; `, or an empty string.
     var ignored: String {
         var parts = ""
+        if !matchedOutsideTasks.isEmpty {
+            parts += "; \(matchedOutsideTasks.count) of them came from a thread outside any task (such as a dispatch "
+            parts += "queue's), which may be code other than the block's" + Self.list(matchedOutsideTasks)
+        }
+        if !fromOtherTasks.isEmpty {
+            parts += "; " + Self.posts(fromOtherTasks.count) + " from tasks outside the block (another test's, or a "
+            parts += "detached task) " + (fromOtherTasks.count == 1 ? "was" : "were") + " not counted"
+            parts += Self.list(fromOtherTasks)
+        }
         if !fromOtherSenders.isEmpty {
             parts += "; " + Self.posts(fromOtherSenders.count) + " from other senders "
             parts += (fromOtherSenders.count == 1 ? "was" : "were") + " ignored" + Self.list(fromOtherSenders)

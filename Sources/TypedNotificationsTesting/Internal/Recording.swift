@@ -203,9 +203,16 @@ final class Recording<Event: Notifiable>: Sendable {
     func record(_ post: ObservedPost<Event>) {
         let resumptions: [() -> Void] = state.withLock { state in
             guard state.isRecording else { return [] }
+            if case .otherTask = post.origin {
+                // Made in a task outside the `expectPosts` block: never counted, from whichever sender, only listed in
+                // failure messages. A plain post that failed to decode there is no concern of the block's.
+                if case .success(let payload) = post.payload { state.report.fromOtherTasks.append(payload) }
+                return []
+            }
             switch (post.payload, post.isFromObservedSender) {
             case (.success(let payload), true):
                 state.report.matched.append(payload)
+                if case .outsideTasks = post.origin { state.report.matchedOutsideTasks.append(payload) }
                 state.senders.append(post.sender)
                 return state.serveWaits()
             case (.success(let payload), false):
@@ -270,16 +277,16 @@ final class Recording<Event: Notifiable>: Sendable {
 
     // MARK: - Waiting
 
-    func next(timeout: Timeout?) async throws -> Payload {
+    func next(timeout: TimeLimit?) async throws -> Payload {
         try await wait(for: .next, timeout: timeout)[0]
     }
 
-    func waitForCount(_ count: Int, timeout: Timeout?) async throws -> [Payload] {
+    func waitForCount(_ count: Int, timeout: TimeLimit?) async throws -> [Payload] {
         try await wait(for: .count(count), timeout: timeout)
     }
 
     /// Registers a wait for `request`, then starts its timer and suspends until something ends it.
-    private func wait(for request: Request, timeout: Timeout?) async throws -> [Payload] {
+    private func wait(for request: Request, timeout: TimeLimit?) async throws -> [Payload] {
         let registration = register(request, timeout: timeout, isCancelled: Task.isCancelled)
         let id: Int
         switch registration {
@@ -292,7 +299,7 @@ final class Recording<Event: Notifiable>: Sendable {
             group.addTask {
                 // The timeout is a safety net, not synchronisation: it only ends a wait that would otherwise hang. The
                 // wait is registered already, so this ends it whether or not its task has suspended yet.
-                guard (try? await Task.sleep(nanoseconds: timeout.nanoseconds)) != nil else { return }
+                guard (try? await timeout.sleep()) != nil else { return }
                 self.fail(id) { state, wait in
                     state.failure(for: wait.request, id: wait.id, reason: .timedOut(seconds: timeout.seconds))
                 }
@@ -308,15 +315,16 @@ final class Recording<Event: Notifiable>: Sendable {
     }
 
     /// Ends a wait for `request` at once if it can be served, or if it cannot begin; otherwise registers it.
-    private func register(_ request: Request, timeout: Timeout?, isCancelled: Bool) -> Registration {
+    private func register(_ request: Request, timeout: TimeLimit?, isCancelled: Bool) -> Registration {
         state.withLock { state in
             if let served = state.serve(request) { return .ended(.served(served)) }
             if !state.isRecording {
                 return .ended(.failed(state.failure(for: request, id: nil, reason: .recorderCancelled)))
             }
             if isCancelled { return .ended(.failed(.cancelled)) }
-            if let timeout, timeout.nanoseconds == 0 {
-                // Its deadline has passed already.
+            if let timeout, timeout.hasPassed {
+                // Zero or less: the limit has passed before the wait begins, so it fails without waiting. A payload
+                // already recorded was served above: what is there is returned, whatever the limit.
                 let reason = NotificationWaitError.Reason.timedOut(seconds: timeout.seconds)
                 return .ended(.failed(state.failure(for: request, id: nil, reason: reason)))
             }
@@ -363,23 +371,5 @@ final class Recording<Event: Notifiable>: Sendable {
         case .served(let payloads): continuation.resume(returning: payloads)
         case .failed(let failure): continuation.resume(throwing: failure.error)
         }
-    }
-}
-
-/// How long a wait may take, in a form every supported system can sleep for (`Duration` needs macOS 13 / iOS 16).
-struct Timeout: Sendable {
-    let nanoseconds: UInt64
-
-    var seconds: Double { Double(nanoseconds) / 1e9 }
-
-    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else {
-            nanoseconds = 0
-            return
-        }
-        let whole = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        nanoseconds = whole.overflow ? .max : whole.partialValue &+ UInt64(attoseconds / 1_000_000_000)
     }
 }

@@ -411,7 +411,7 @@ func isSendable(_: some Sendable) -> Bool { true }
         #expect(center.typedObservations.isEmpty)
     }
 
-    @Test func theCenterSpellingRecordsWhereThePublisherWasMade() {
+    @Test func aPublisherWithoutASenderFilterRecordsWhereItWasMade() {
         let center = NotificationCenter()
         let subscriber = RecordingSubscriber<CartDidChange>()
         let line = #line + 1

@@ -1,0 +1,1 @@
+../../../../../Tests/TypedNotificationsDocCommentTests/PrintedOutput.swift

@@ -1,0 +1,81 @@
+import Dispatch
+
+/// A wait's time limit, normalised so that every value a caller can pass means something: the one place where a
+/// limit becomes a timer, for ``NotificationSequence/next(where:timeout:)`` (seconds) and the testing kit's waits
+/// (`Duration`).
+///
+/// - At or below zero, and NaN: the limit has passed before the wait begins (``hasPassed``), so the wait takes what is
+///   already there and never waits. A NaN limit is a computation gone wrong; ending at once makes it visible, where
+///   waiting without a limit could hang a test. So is a positive limit shorter than a nanosecond.
+/// - Longer than ``longestNanoseconds`` (about 146 years), `.infinity` included: saturated to it, so that no
+///   conversion below can overflow or wrap. In practice such a wait has no limit.
+///
+/// ``seconds`` is the limit that errors report: the one given, or 0 for a negative or NaN one, so that an error compares
+/// equal to itself.
+package struct TimeLimit: Sendable, Equatable {
+    /// The longest timer started, in nanoseconds: half of `Int64.max`, about 146 years. A deadline this far ahead of
+    /// any clock's current reading still fits the signed 64-bit nanoseconds that Dispatch and the concurrency
+    /// runtime's timers use.
+    package static let longestNanoseconds = UInt64(Int64.max) / 2
+
+    /// The limit in seconds, as errors report it: the one given, or 0 for a negative or NaN one.
+    package let seconds: Double
+    /// How long the timer runs: 0 if the limit has passed already, at most ``longestNanoseconds``.
+    package let nanoseconds: UInt64
+
+    /// Whether the limit has passed before the wait begins: it was zero, negative, NaN or under a nanosecond.
+    package var hasPassed: Bool { nanoseconds == 0 }
+
+    /// A limit of `seconds`, as ``NotificationSequence/next(where:timeout:)`` takes it.
+    package init(seconds: Double) {
+        // `!(seconds > 0)` is true for NaN as well as for zero and negative limits.
+        guard seconds > 0 else {
+            self.seconds = 0
+            nanoseconds = 0
+            return
+        }
+        self.seconds = seconds
+        let longest = Double(Self.longestNanoseconds)
+        let requested = seconds * 1e9
+        nanoseconds = requested >= longest ? Self.longestNanoseconds : UInt64(requested)
+    }
+
+    /// A limit of `duration`, as the testing kit's waits take it.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    package init(_ duration: Duration) {
+        // A negative `Duration` has a negative part (`.milliseconds(-1)` is 0 s and -10^15 attoseconds).
+        let (wholeSeconds, attoseconds) = duration.components
+        guard wholeSeconds >= 0, attoseconds >= 0, duration > .zero else {
+            seconds = 0
+            nanoseconds = 0
+            return
+        }
+        let whole = UInt64(wholeSeconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let total = whole.partialValue.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
+        if whole.overflow || total.overflow || total.partialValue > Self.longestNanoseconds {
+            nanoseconds = Self.longestNanoseconds
+            seconds = Double(wholeSeconds) + Double(attoseconds) / 1e18
+        } else {
+            nanoseconds = total.partialValue
+            // One correctly rounded division, so that `.milliseconds(20)` reports exactly `0.02`.
+            seconds = Double(total.partialValue) / 1e9
+        }
+    }
+
+    /// When a Dispatch timer started now should fire. `DispatchTime + Double` clamps rather than overflows, and
+    /// ``nanoseconds`` is far below the clamp.
+    var dispatchDeadline: DispatchTime {
+        .now() + Double(nanoseconds) / 1e9
+    }
+
+    /// Sleeps for the limit on the continuous clock, which, unlike `Task.sleep(nanoseconds:)`, keeps counting while
+    /// the system sleeps; throws `CancellationError` if the task is cancelled first.
+    package func sleep() async throws {
+        if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
+            try await Task.sleep(for: .nanoseconds(nanoseconds), clock: .continuous)
+        } else {
+            // Not reached by the testing kit, whose limits are `Duration`s, which need the systems above.
+            try await Task.sleep(nanoseconds: nanoseconds)
+        }
+    }
+}

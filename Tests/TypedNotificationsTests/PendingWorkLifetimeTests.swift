@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+import TypedNotificationsTestSupport
+
+@testable import TypedNotifications
+
+/// Work the package has queued (a drain behind a backlog, a coalesced burst) keeps no actor alive: it holds actors
+/// weakly, and strongly only while their code runs.
+@Suite struct PendingWorkLifetimeTests {
+    /// Payloads still held by someone, with a signal once none is.
+    final class LivePayloads: Sendable {
+        private let state = Protected((live: 0, closed: false))
+        private let none = Signal()
+
+        func payload(_ index: Int) -> Tracked {
+            state.withLock { $0.live += 1 }
+            return Tracked(index) { [self] in release() }
+        }
+
+        private func release() {
+            let isLast = state.withLock { state in
+                state.live -= 1
+                return state.closed && state.live == 0
+            }
+            if isLast { none.fire() }
+        }
+
+        /// Returns once every payload made so far has been released; no payload may be made after.
+        func allReleased() async {
+            let isEmpty = state.withLock { state in
+                state.closed = true
+                return state.live == 0
+            }
+            if isEmpty { none.fire() }
+            await none.wait()
+        }
+    }
+
+    @Test func anActorReleasedWhilePostsKeepArrivingIsFreedAndWhatWaitedForItReleased() async {
+        let center = NotificationCenter()
+        var host: Host? = Host()
+        let probe = WeakReference(host!)
+        let calls = Counter()
+        let delivering = Signal()
+        let payloads = LivePayloads()
+        Tracked.observe(for: host!, in: center) { _, _ in
+            if calls.increment() == 100 { delivering.fire() }
+            // A handler slower than the poster, so that a backlog stands and every batch ends with more waiting (a
+            // pace, not a synchronisation: the outcome must not depend on it).
+            Thread.sleep(forTimeInterval: 0.000_1)
+        }
+        let limit = 20_000
+        let released = Counter()
+        let postsAfterRelease = Counter()
+        let posting = Task.detached {
+            await onThread {
+                // Posts until the actor is gone, each queued behind the drain's backlog; at most `limit` once the test
+                // has let go of it.
+                var index = 0
+                while probe.object != nil, postsAfterRelease.value < limit {
+                    index += 1
+                    payloads.payload(index).post(in: center)
+                    if released.value > 0 { postsAfterRelease.increment() }
+                }
+            }
+        }
+        await delivering.wait()
+        host = nil
+        released.increment()
+        await posting.value
+        #expect(probe.object == nil, "the actor outlived \(postsAfterRelease.value) posts made after it was released")
+        // What was queued for the dead actor's observers is dropped once a drain finds it gone.
+        Tracked(0).post(in: center)
+        await payloads.allReleased()
+    }
+
+    actor BurstPoster {
+        func post(in center: NotificationCenter) {
+            Tracked(0).post(in: center, coalescing: .within(5))
+        }
+    }
+
+    @Test func aCoalescedBurstDoesNotKeepTheActorItEndsOn() async {
+        let center = NotificationCenter()
+        var poster: BurstPoster? = BurstPoster()
+        let probe = WeakReference(poster!)
+        await poster!.post(in: center)
+        poster = nil
+        #expect(probe.object == nil, "the burst, which ends on the actor's next turn, kept it alive")
+    }
+}
+
+// A released actor in the middle of a batch, a burst whose actor dies, and a scope that ended with work pending.
+extension PendingWorkLifetimeTests {
+    /// The actor dies while its drain is in the middle of a batch, with a long backlog behind: the actor lives until
+    /// that batch ends (at most 64 calls in all), then the rest is dropped and every payload released.
+    @Test func anActorReleasedMidBatchGetsAtMostThatBatchAndItsBacklogIsReleased() async {
+        let center = NotificationCenter()
+        let host = Slot<Host>(Host())
+        let probe = WeakReference(host.value)
+        let calls = Counter()
+        let firstRunning = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let backlog = 300
+        let releases = Releases(expecting: backlog + 1)
+        let heldByTheBatch = Slot<Bool>()
+        let observation = Tracked.observe(for: host.value!, in: center) { _, payload in
+            calls.increment()
+            if payload.index == 0 {
+                firstRunning.signal()
+                proceed.wait()
+            }
+        }
+        _ = onNewThread { releases.payload(0).post(in: center) }
+        // On a thread of its own, so that nothing here waits for the cooperative pool, whose thread the first
+        // handler is blocking.
+        _ = onNewThread {
+            firstRunning.wait()
+            for index in 1...backlog { releases.payload(index).post(in: center) }
+            host.set(nil)
+            heldByTheBatch.set(probe.object != nil)
+            proceed.signal()
+        }
+        await releases.wait()
+        #expect(heldByTheBatch.value == true, "the running batch holds the actor")
+        #expect(probe.object == nil, "the actor outlived its batch")
+        #expect(calls.value <= DeliveryTarget.batchLimit, "\(calls.value) calls after the actor was released")
+        #expect(center.typedObservations.isEmpty, "the dead actor's observation is still listed")
+        withExtendedLifetime(observation) {}
+    }
+
+    /// A burst begun on an actor that dies before the burst ends: the actor is not kept, and the burst is still
+    /// delivered (on the global executor) to an observer on the posting thread, with none of the poster's task-locals.
+    @Test func aBurstWhoseActorDiesIsStillDeliveredWithoutThePostersTaskLocals() async {
+        let center = NotificationCenter()
+        let seen = Recorded<String>()
+        let delivered = Signal()
+        let token = Tracked.observe(in: center) { payload in
+            seen.append("\(payload.index):\(QueuedHandlerContextTests.Context.tag ?? "none")")
+            delivered.fire()
+        }
+        var poster: ActorPoster? = ActorPoster()
+        let probe = WeakReference(poster)
+        await poster!.postCoalesced(in: center)
+        poster = nil
+        #expect(probe.object == nil, "the pending burst kept its actor")
+        #expect(await finishes(within: 10) { await delivered.wait() })
+        #expect(seen.values == ["7:none"])
+        withExtendedLifetime(token) {}
+    }
+
+    /// A delivery pending on a suspended queue keeps the `withHandler` scope it was posted in, and with it that
+    /// scope's handler and whatever it captures, though the scope has ended and will never receive a report again.
+    @Test func aPendingDeliveryDoesNotKeepAnEndedScopesHandlerAlive() async {
+        let center = NotificationCenter()
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        let ran = Signal()
+        let token = Tracked.observe(in: center, delivery: .async(on: queue)) { _ in ran.fire() }
+        let probe = WeakReference<ReportCollector>(nil)
+        do {
+            let collector = ReportCollector()
+            probe.object = collector
+            let log: @Sendable (NotificationDiagnostics.Event) -> Void = { _ in Task { await collector.add() } }
+            NotificationDiagnostics.withHandler(log) {
+                Tracked(0).post(in: center)
+            }
+        }
+        #expect(probe.object == nil, "the ended scope's handler, held by a pending delivery, kept what it captures")
+        queue.isSuspended = false
+        #expect(await finishes(within: 10) { await ran.wait() })
+        withExtendedLifetime(token) {}
+    }
+}

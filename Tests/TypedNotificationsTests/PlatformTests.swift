@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+import Testing
+import TypedNotificationsTestSupport
+
+@testable import TypedNotifications
+
+/// The platform layer (`Internal/Platform.swift`) in the branch this build takes: Apple's in the simulated-Apple build
+/// (`-DTYPED_NOTIFICATIONS_SIMULATE_DARWIN`) and on Apple platforms, Linux's otherwise.
+@Suite struct PlatformTests {
+    /// Whether this build takes the Apple platforms' branches.
+    static let takesAppleBranches: Bool = {
+        #if canImport(Darwin) || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
+        true
+        #else
+        false
+        #endif
+    }()
+
+    // MARK: - Foundation's observer tokens
+
+    @Test func foundationTokenLastsWhileItsObserverIsRegistered() throws {
+        let center = NotificationCenter()
+        let calls = Counter()
+        let name = Notification.Name("PlatformTests.token")
+        let token = FoundationObserverToken.observe(name, on: center) { _ in calls.increment() }
+        // Nothing but the center (or, on Linux, the token itself) keeps Foundation's token now.
+        let object = try #require(token.object)
+        center.post(name: name, object: nil)
+        #expect(calls.count == 1)
+        center.removeObserver(object)
+        center.post(name: name, object: nil)
+        #expect(calls.count == 1)
+    }
+
+    @Test func foundationTokenIsReleasedWithItsObserverWhereTheCenterHoldsIt() {
+        let center = NotificationCenter()
+        let name = Notification.Name("PlatformTests.release")
+        let token = FoundationObserverToken.observe(name, on: center) { _ in }
+        if let object = token.object { center.removeObserver(object) }
+        // Apple's center let it go with the registration, and the package holds it weakly; Linux's held nothing else.
+        #expect((token.object == nil) == Self.takesAppleBranches)
+    }
+
+    @Test func foundationTokenIsReleasedWithItsCenterWhereTheCenterHoldsIt() {
+        var center: NotificationCenter? = NotificationCenter()
+        weak let weakCenter = center
+        let token = center.map { FoundationObserverToken.observe(.init("PlatformTests.death"), on: $0) { _ in } }
+        center = nil
+        #expect(weakCenter == nil)
+        #expect((token?.object == nil) == Self.takesAppleBranches)
+    }
+
+    // MARK: - The main queue
+
+    @Test func mainQueueIsRecognisedWhateverObjectReadsIt() {
+        // One object on Apple platforms; a new wrapper each time on Linux.
+        let first = DispatchQueue.main
+        let second = DispatchQueue.main
+        #expect(PlatformQueues.isMain(first))
+        #expect(PlatformQueues.isMain(second))
+    }
+
+    @Test func otherQueuesAreNotTheMainQueue() {
+        #expect(!PlatformQueues.isMain(DispatchQueue(label: "com.apple.main-thread")))
+        #expect(!PlatformQueues.isMain(DispatchQueue(label: "PlatformTests.targetsMain", target: .main)))
+        #expect(!PlatformQueues.isMain(.global()))
+    }
+
+    // MARK: - Main-actor handlers
+
+    #if canImport(Darwin) || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
+    /// Where the main thread is the main actor, a main-actor handler is called without `MainActor.assumeIsolated`,
+    /// whose check traps before Swift 6's runtime on the main thread outside a main-actor job: the package's rule of
+    /// when it runs on the main actor is what makes the call safe. Called here from a thread that is not the main
+    /// actor, which only a missing check allows.
+    @Test func mainActorHandlerIsCalledWithoutARuntimeCheckWhereTheMainThreadIsTheMainActor() async {
+        let calls = Recorded<Int>()
+        let handler = PlatformIsolation.onMainActor { (value: Int) in calls.append(value) }
+        await Task.detached { handler(1) }.value
+        #expect(calls.values == [1])
+    }
+    #endif
+
+    @Test func mainThreadCountsAsTheMainActorOnlyWhereItIsIt() {
+        #expect(PlatformIsolation.mainThreadIsMainActor == Self.takesAppleBranches)
+    }
+
+    // MARK: - Autorelease pools
+
+    @Test func autoreleasePoolRunsItsBodyOnceAndReturnsItsResult() throws {
+        let runs = Counter()
+        let result = withAutoreleasePool {
+            runs.increment()
+            return 7
+        }
+        #expect(result == 7)
+        #expect(runs.count == 1)
+        struct Failure: Error {}
+        #expect(throws: Failure.self) { try withAutoreleasePool { throw Failure() } }
+    }
+}

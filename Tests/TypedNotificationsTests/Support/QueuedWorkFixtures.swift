@@ -1,0 +1,80 @@
+import Foundation
+import TypedNotifications
+import TypedNotificationsTestSupport
+
+/// A weak reference to read from any thread. `@unchecked Sendable`: the runtime loads and clears weak references
+/// atomically, and tests set `object` before handing the reference to another thread.
+final class WeakReference<Object: AnyObject>: @unchecked Sendable {
+    weak var object: Object?
+    init(_ object: Object?) { self.object = object }
+}
+
+/// A latest-value type, for replays to late observers.
+struct LatestTracked: LatestValueNotifiable {
+    let index: Int
+}
+
+/// An actor that posts from its own isolation.
+actor ActorPoster {
+    /// Queues `earlier` from another thread while this actor is busy, then posts `own` on the actor itself, inside a
+    /// diagnostics scope and a task-local of its own: the synchronous run of the actor's queue runs `earlier` too.
+    func postOwnBehind(
+        older earlier: @escaping @Sendable () -> Void,
+        own: Tracked,
+        in center: NotificationCenter,
+        log: @escaping @Sendable (NotificationDiagnostics.Event) -> Void
+    ) -> Bool {
+        let queued = onNewThread(earlier).wait(timeout: .now() + 10) == .success
+        QueuedHandlerContextTests.Context.$tag.withValue("B") {
+            NotificationDiagnostics.withHandler(log) {
+                own.post(in: center, isolation: self)
+            }
+        }
+        return queued
+    }
+
+    func postCoalesced(in center: NotificationCenter) {
+        QueuedHandlerContextTests.Context.$tag.withValue("burst-poster") {
+            Tracked(7).post(in: center, coalescing: .within(0.3), isolation: self)
+        }
+    }
+}
+
+/// Whether `body` finished within `seconds`: a bound that fails a test rather than hanging it, never a timing
+/// target. `body` must end when its task is cancelled (``Signal/wait()`` does).
+func finishes(within seconds: Double, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            await body()
+            return true
+        }
+        group.addTask {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
+
+/// A post with a center as its sender: a mistake the package reports (debug builds) where the post is made.
+func reportFromHandler(in center: NotificationCenter) {
+    CounterDidChange(count: -1).post(from: center, in: center)
+}
+
+/// A diagnostics handler that counts the center-as-sender reports of posts on `center`.
+func countingCenterAsSenderReports(
+    of center: NotificationCenter,
+    into counter: Counter
+) -> @Sendable (NotificationDiagnostics.Event) -> Void {
+    { [weak center] event in
+        if case .centerAsPostSender = event.kind, event.center === center { counter.increment() }
+    }
+}
+
+/// Keeps whatever a diagnostics handler captures alive for as long as it lives.
+actor ReportCollector {
+    var events = 0
+    func add() { events += 1 }
+}
