@@ -50,7 +50,7 @@ public enum NextNotificationError: Error, Sendable, Hashable, CustomStringConver
     /// ```
     public static func == (lhs: NextNotificationError, rhs: NextNotificationError) -> Bool {
         switch (lhs, rhs) {
-        case (.timedOut(let left), .timedOut(let right)): left == right || (left.isNaN && right.isNaN)
+        case (.timedOut(let left), .timedOut(let right)): TimeLimit.isSame(left, right)
         case (.observationEnded, .observationEnded): true
         case (.timedOut, _), (.observationEnded, _): false
         }
@@ -66,9 +66,7 @@ public enum NextNotificationError: Error, Sendable, Hashable, CustomStringConver
         switch self {
         case .timedOut(let seconds):
             hasher.combine(0)
-            // NaNs differ in their bits but are equal here, so they must hash alike; `Double` hashes 0 and -0 alike.
-            hasher.combine(seconds.isNaN)
-            if !seconds.isNaN { hasher.combine(seconds) }
+            TimeLimit.hash(seconds, into: &hasher)
         case .observationEnded:
             hasher.combine(1)
         }

@@ -1,3 +1,5 @@
+import TypedNotifications
+
 /// Why a wait on a ``NotificationRecorder`` ended without the post it waited for.
 ///
 /// Thrown by ``NotificationRecorder/next(timeout:)`` and ``NotificationRecorder/waitForCount(_:timeout:)``. Its
@@ -47,7 +49,7 @@ public struct NotificationWaitError: Error, Sendable, CustomStringConvertible {
         /// ```
         public static func == (lhs: Reason, rhs: Reason) -> Bool {
             switch (lhs, rhs) {
-            case (.timedOut(let left), .timedOut(let right)): left == right || (left.isNaN && right.isNaN)
+            case (.timedOut(let left), .timedOut(let right)): TimeLimit.isSame(left, right)
             case (.recorderCancelled, .recorderCancelled): true
             case (.timedOut, _), (.recorderCancelled, _): false
             }
@@ -63,10 +65,7 @@ public struct NotificationWaitError: Error, Sendable, CustomStringConvertible {
             switch self {
             case .timedOut(let seconds):
                 hasher.combine(0)
-                // NaNs differ in their bits but are equal here, so they must hash alike; `Double` hashes 0 and -0
-                // alike.
-                hasher.combine(seconds.isNaN)
-                if !seconds.isNaN { hasher.combine(seconds) }
+                TimeLimit.hash(seconds, into: &hasher)
             case .recorderCancelled:
                 hasher.combine(1)
             }

@@ -23,6 +23,19 @@ package struct TimeLimit: Sendable, Equatable {
     /// How long the timer runs: 0 if the limit has passed already, at most ``longestNanoseconds``.
     package let nanoseconds: UInt64
 
+    /// Whether two limits that errors carry are the same, every NaN alike, so that an error made by hand with a NaN
+    /// limit still equals itself (a wait reports 0 for one).
+    package static func isSame(_ left: Double, _ right: Double) -> Bool {
+        left == right || (left.isNaN && right.isNaN)
+    }
+
+    /// Hashes a limit that an error carries consistently with ``isSame(_:_:)``: NaNs differ in their bits but must
+    /// hash alike; `Double` hashes 0 and -0 alike.
+    package static func hash(_ seconds: Double, into hasher: inout Hasher) {
+        hasher.combine(seconds.isNaN)
+        if !seconds.isNaN { hasher.combine(seconds) }
+    }
+
     /// Whether the limit has passed before the wait begins: it was zero, negative, NaN or under a nanosecond.
     package var hasPassed: Bool { nanoseconds == 0 }
 
