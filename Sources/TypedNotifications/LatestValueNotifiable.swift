@@ -13,10 +13,11 @@ public import Foundation
 ///   sender filter accepts the latest sender), then every later post, exactly once: a post is either the latest value
 ///   an observation starts with or delivered to it live, never both and never neither, whatever threads post and
 ///   observe meanwhile. A handler on a queue or an actor, an `async` handler and a sequence receive the latest payload
-///   before any live post; a main-actor handler observed on the main thread of an Apple platform, before
-///   `observeOnMainActor` returns. A handler on the posting thread receives it on the observing thread before
-///   `observe` returns; a post made meanwhile on another thread may reach it first, as any two posts from different
-///   threads may. The Combine publisher's subscriber receives it on subscribing, once it has demand. A sequence
+///   before any live post. A handler isolated to an actor (the main actor's included) observed on that actor, as the
+///   compiler knows it (a `@MainActor` function, a method of the actor), receives it before the observing call
+///   returns, on every platform: the rule of posts (see ``Notifiable/observeOnMainActor(from:in:where:file:line:isolation:_:)``).
+///   A handler on the posting thread receives it on the observing thread before `observe` returns; a post made
+///   meanwhile on another thread may reach it first, as any two posts from different threads may. The Combine publisher's subscriber receives it on subscribing, once it has demand. A sequence
 ///   starts with it too, so ``Notifiable/next(from:in:where:timeout:file:line:)`` returns it at once when the
 ///   condition accepts it: "wait until the state is ready" does not wait when it already is.
 /// - **Reading and clearing:** ``latest(in:)`` reads it; ``clearLatest(in:)`` forgets it (and releases it), so that

@@ -73,7 +73,20 @@ public enum NotificationDecodingError: LocalizedError, Hashable, Sendable, Custo
 }
 
 extension Notifiable {
-    /// Reads `userInfo[Notification.typedPayloadKey]` as `Payload`; a `Void` payload accepts any notification.
+    /// Reads `userInfo[Notification.typedPayloadKey]` as `Payload`; a payload-less type accepts any notification.
+    ///
+    /// A payload-less type is one whose `Payload` is `Void` or a struct without stored properties (the empty struct
+    /// that is its own payload): it has one value, which every notification of its name carries, whatever its
+    /// `userInfo`, or none. So a payload-less type given an existing name, such as a system notification's, receives
+    /// every plain post of that name:
+    ///
+    /// ```swift
+    /// struct SystemTimeZoneDidChange: Notifiable {
+    ///     static var notificationName: Notification.Name { .NSSystemTimeZoneDidChange }
+    /// }
+    /// let posted = Notification(name: .NSSystemTimeZoneDidChange)   // as the system posts it: no userInfo
+    /// let change = try SystemTimeZoneDidChange.payload(from: posted)   // SystemTimeZoneDidChange()
+    /// ```
     ///
     /// It reads the value as Objective-C writes it too, which is how a plain observer on Apple platforms reads a
     /// typed post once `userInfo` has crossed into Objective-C: `NSNull` decodes as `nil` wherever `Payload` has an
@@ -105,6 +118,8 @@ extension Notifiable {
             // Safe: the branch only runs when Payload is Void.
             return () as! Payload
         }
+        // Folded away for every payload that has a size, as the size is known where the call is specialised.
+        if MemoryLayout<Payload>.size == 0, let only = PayloadlessValue.only(of: Payload.self) { return only }
         guard let userInfo = notification.userInfo else { throw NotificationDecodingError.missingUserInfo }
         guard let value = userInfo[Notification.typedPayloadKey] else {
             throw NotificationDecodingError.missingValue(key: Notification.typedPayloadKey)
@@ -135,6 +150,30 @@ extension Notifiable {
         // `Benchmarks/instructions.sh`); the literal allocates the same 336 bytes as before (`Benchmarks/allocations.sh`).
         return [Notification.typedPayloadKey: payload]
     }
+}
+
+/// The one value of a payload-less struct, which the default ``Notifiable/payload(from:)`` gives for any notification.
+@usableFromInline
+enum PayloadlessValue {
+    /// The value of `Value` if it is a struct without stored properties; `nil` for any other type.
+    ///
+    /// Such a struct has size zero and exactly one value, made from no bytes. Other types of size zero are left out,
+    /// as a value made from no bytes is not always one of theirs: an enum without cases, or a struct with a `Never`
+    /// property, has no value at all; a metatype of size zero is not a struct. The kind is read from the type's
+    /// metadata, whose first word is its kind for every type that is not a class (the Swift ABI's `MetadataKind`:
+    /// `0x200` for a struct, on every platform), so no value is made before the type is known to be a struct; the
+    /// struct's mirror then counts its stored properties without reading any.
+    @usableFromInline
+    static func only<Value>(of type: Value.Type) -> Value? {
+        guard MemoryLayout<Value>.size == 0 else { return nil }
+        let kind = unsafeBitCast(type as Any.Type, to: UnsafePointer<UInt>.self).pointee
+        guard kind == structKind else { return nil }
+        let value = unsafeBitCast((), to: Value.self)
+        return Mirror(reflecting: value).children.isEmpty ? value : nil
+    }
+
+    /// `MetadataKind::Struct` in the Swift ABI (`0 | MetadataKindIsNonHeap`).
+    private static let structKind: UInt = 0x200
 }
 
 /// Values as Objective-C writes them, read as the Swift types they stand for: the part of the default

@@ -13,7 +13,7 @@ extension Notifiable {
     ///
     /// - **Where the handler runs:** synchronously on the posting thread, before `post` returns, unless `delivery`
     ///   names a queue (see ``NotificationDelivery``). The handler is `@Sendable` because posts may come from any
-    ///   thread; for a handler on the main actor, use ``observeOnMainActor(from:in:where:file:line:_:)``.
+    ///   thread; for a handler on the main actor, use ``observeOnMainActor(from:in:where:file:line:isolation:_:)``.
     /// - **When observation ends:** when the returned token is cancelled or released, or when the center is
     ///   deallocated. Keep the token (in a property, or with ``NotificationToken/store(in:)``); a token that is not
     ///   kept ends the observation at once, which debug builds report. To tie the observation to an object instead,
@@ -36,7 +36,8 @@ extension Notifiable {
     ///   - center: The center to observe; `.default` unless given.
     ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` (the posting thread) unless given.
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
-    ///     where the handler runs, just before it would. `nil` for every payload.
+    ///     where the handler runs, just before it would. `nil` for every payload. For one case of an enum whose
+    ///     cases carry values: `.matching { if case .finished = $0 { true } else { false } }`.
     ///   - file: Where the observation is made, for ``Foundation/NotificationCenter/typedObservations``; leave the
     ///     default.
     ///   - line: Where the observation is made; leave the default.
@@ -96,7 +97,8 @@ extension Notifiable {
     ///   - center: The center to observe; `.default` unless given.
     ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` (the posting thread) unless given.
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
-    ///     where the handler runs, just before it would. `nil` for every payload.
+    ///     where the handler runs, just before it would. `nil` for every payload. For one case of an enum whose
+    ///     cases carry values: `.matching { if case .finished = $0 { true } else { false } }`.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives the sender and each payload.
@@ -121,15 +123,17 @@ extension Notifiable {
 
     /// Calls `handler` with `owner` and the payload of every post of this type, for as long as `owner` lives.
     ///
-    /// Subscribe and forget: `owner` is not retained, and nothing needs to keep the returned value.
+    /// Subscribe and forget: `owner` is not retained, and nothing needs to keep the returned value. `owner` is a class
+    /// instance (or an actor, for the form below): a struct has no lifetime to end the observation, and does not
+    /// compile here (see ``OwnerBoundObservation``).
     ///
     /// - **Where the handler runs:** as for ``observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)``:
     ///   on the posting thread unless `delivery` names a queue. While it runs it holds `owner`.
     /// - **When observation ends:** when `owner` is deallocated (the handler is never called after that), when
     ///   ``OwnerBoundObservation/cancel()`` is called, or when the center is deallocated.
     /// - `owner` is `Sendable` because the handler receives it on the posting thread or queue; for a `@MainActor`
-    ///   class, use ``observeOnMainActor(for:from:in:where:file:line:_:)``. When `owner` is an actor, the form whose
-    ///   handler is isolated to it is chosen (``observe(for:from:in:where:file:line:_:)-(Isolation,_,_,_,_,_,_)``).
+    ///   class, use ``observeOnMainActor(for:from:in:where:file:line:isolation:_:)``. When `owner` is an actor, the form whose
+    ///   handler is isolated to it is chosen (``observe(for:from:in:where:file:line:isolation:_:)``).
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -144,12 +148,13 @@ extension Notifiable {
     /// ```
     ///
     /// - Parameters:
-    ///   - owner: The object whose lifetime bounds the observation; passed back to the handler.
+    ///   - owner: The object whose lifetime bounds the observation, a class instance; passed back to the handler.
     ///   - sender: Only posts from this object are delivered; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - delivery: Where the handler runs; ``NotificationDelivery/immediate`` (the posting thread) unless given.
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
-    ///     where the handler runs, just before it would. `nil` for every payload.
+    ///     where the handler runs, just before it would. `nil` for every payload. For one case of an enum whose
+    ///     cases carry values: `.matching { if case .finished = $0 { true } else { false } }`.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives the owner and each payload.
@@ -181,20 +186,37 @@ extension Notifiable where Self: Equatable, Payload == Self {
     /// Calls `handler` for every post of this type equal to this value: observing one case of an enum.
     ///
     /// Shorthand for ``observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)`` with
-    /// `where: .equals(self)`, for the enum-as-names style: `PaymentDidFinish.accepted.observe { … }`. For the other
-    /// forms (the main actor, an owner, an actor, an `async` handler), pass the same condition as `where:`. Debug
-    /// builds report it when called on a value that is not an enum case, where equality is rarely what is meant.
-    /// Where the handler runs and when observation ends: as for the form it is shorthand for.
+    /// `where: .equals(self)`, for the enum-as-names style: `PaymentDidFinish.accepted.observe { … }`. Where the
+    /// handler runs and when observation ends: as for the form it is shorthand for.
+    ///
+    /// It exists for this one form, and fits cases without associated values:
+    /// - **Every other form** (``observeOnMainActor(from:in:where:file:line:isolation:_:)``, an owner, an actor,
+    ///   an `async` handler) takes the same condition as `where:`:
+    ///   `PaymentDidFinish.observeOnMainActor(where: .equals(.accepted)) { … }`. Written on a case
+    ///   (`.accepted.observeOnMainActor`), they do not compile: the compiler says a static member cannot be used on
+    ///   an instance.
+    /// - **A case with an associated value** compares its values too: `.finished(id: 0).observe` receives only the
+    ///   posts of `.finished(id: 0)`, never those of other ids. To receive every post of the case, write
+    ///   `PaymentDidFinish.observe(where: .matching { if case .finished = $0 { true } else { false } })`. Debug builds
+    ///   report the shorthand on such a case
+    ///   (``NotificationDiagnostics/Event/Kind/caseFilterWithAssociatedValue(caseName:fileID:line:)``), and on a
+    ///   value that is not an enum case (``NotificationDiagnostics/Event/Kind/caseFilterOnNonEnum(fileID:line:)``),
+    ///   where equality is rarely what is meant.
     ///
     /// ```swift
     /// enum PaymentDidFinish: Notifiable, Equatable {
     ///     case accepted, rejected
+    ///     case refunded(id: Int)
     /// }
     ///
     /// let center = NotificationCenter()
     /// let token = PaymentDidFinish.accepted.observe(in: center) { _ in print("accepted") }
+    /// let refunds = PaymentDidFinish.observe(
+    ///     in: center, where: .matching { if case .refunded = $0 { true } else { false } }
+    /// ) { _ in print("refunded") }
     /// PaymentDidFinish.accepted.post(in: center)   // prints "accepted"
     /// PaymentDidFinish.rejected.post(in: center)   // prints nothing
+    /// PaymentDidFinish.refunded(id: 7).post(in: center)   // prints "refunded"
     /// ```
     ///
     /// - Parameters:
@@ -248,6 +270,8 @@ extension NotificationCenter {
     ///   - onEnd: Called when the observation ends without a `cancel()`: its center or owner went.
     ///   - bufferUnderLock: For a sequence: buffers a payload without calling user code (see
     ///     ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``).
+    ///   - isolation: The actor the observing call runs on, for an observer isolated to an actor: if it is that
+    ///     actor, the latest post of a ``LatestValueNotifiable`` type runs before the call returns.
     @inlinable
     func register<Event: Notifiable>(
         _ subject: Event.Type,
@@ -259,12 +283,15 @@ extension NotificationCenter {
         site: ObservationSite,
         kind: TypedObservation.Delivery? = nil,
         onEnd: (@Sendable () -> Void)? = nil,
-        bufferUnderLock: (@Sendable (Event.Payload) -> Void)? = nil
+        bufferUnderLock: (@Sendable (Event.Payload) -> Void)? = nil,
+        isolation: (any Actor)? = nil
     ) -> Subscription<Event> {
         // Mistakes that compile and never fire (a center as the sender filter, an owner in its `deinit`, a subclass
         // of a conforming class): reported in debug builds.
         NotificationDiagnostics.checkObservation(of: subject, sender: sender, owner: owner, in: self, site: site)
-        return ObserverRegistry.shared.add(subject, in: self, on: executor, senderFilter: sender) { channel, target in
+        return ObserverRegistry.shared.add(
+            subject, in: self, on: executor, isolation: isolation, senderFilter: sender
+        ) { channel, target in
             #if DEBUG
             channel.recordActivity()  // another observation: a token made before was kept
             #endif

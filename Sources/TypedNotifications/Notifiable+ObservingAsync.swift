@@ -27,6 +27,8 @@ extension Notifiable {
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
     ///     in the observation\'s task, just before the handler is called (before the handler hops to its own
     ///     isolation, if it has one). `nil` for every payload.
+    ///     For one case of an enum whose cases carry values:
+    ///     `.matching { if case .finished = $0 { true } else { false } }`.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives each payload, one at a time.
@@ -57,7 +59,7 @@ extension Notifiable {
     ///   ``OwnerBoundObservation/cancel()`` is called, or when the center is deallocated.
     /// - The owner is loaded, and may be released, in the observation's task (or, to end the observation once it has
     ///   died, on a posting thread): for a `@MainActor` class that must be deinitialised on the main actor, use
-    ///   ``observeOnMainActor(for:from:in:where:file:line:_:)``.
+    ///   ``observeOnMainActor(for:from:in:where:file:line:isolation:_:)``.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -78,6 +80,8 @@ extension Notifiable {
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
     ///     in the observation\'s task, just before the handler is called (before the handler hops to its own
     ///     isolation, if it has one). `nil` for every payload.
+    ///     For one case of an enum whose cases carry values:
+    ///     `.matching { if case .finished = $0 { true } else { false } }`.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives the owner and each payload, one at a time.

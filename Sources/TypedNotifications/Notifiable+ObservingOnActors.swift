@@ -6,7 +6,8 @@ public import Foundation
 // before `post` returns, after anything still queued for the actor's observers of that center (unless more than a
 // batch waits: then the post is queued behind it); a post made anywhere else queues the payload for all of them in one
 // step and returns at once, never waiting for the actor. Either way all observers of a center on one actor see one
-// order, and never run concurrently. See `Internal/DeliveryTarget.swift`; how a post knows it is on the main actor:
+// order, and never run concurrently. An observation is a post's mirror image: made on its handler's actor (the
+// caller's `#isolation`), it runs a latest-value type's kept payload before it returns; made elsewhere, it queues it. See `Internal/DeliveryTarget.swift`; how a post knows it is on the main actor:
 // `PlatformIsolation` in `Internal/Platform.swift`.
 
 extension Notifiable {
@@ -16,9 +17,13 @@ extension Notifiable {
     /// - **Where the handler runs:** on the main actor. During a post made on the main actor it runs synchronously,
     ///   before `post` returns; a post from any other thread queues the payload and returns at once. All main-actor
     ///   observers of a center share one queue, so they see the center's posts in one order.
+    /// - **When observation begins:** before this call returns. For a ``LatestValueNotifiable`` type, the kept latest
+    ///   payload comes first: called on the main actor (a `@MainActor` function or type, as `isolation` tells), the
+    ///   handler receives it before this call returns, on every platform; called elsewhere, at the main actor's next
+    ///   turn, before any later post.
     /// - **When observation ends:** when the token is cancelled or released (what is still queued for it is dropped),
     ///   or when the center is deallocated. To tie it to a view model or view controller instead of a token, use
-    ///   ``observeOnMainActor(for:from:in:where:file:line:_:)``.
+    ///   ``observeOnMainActor(for:from:in:where:file:line:isolation:_:)``.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -40,8 +45,12 @@ extension Notifiable {
     ///   - center: The center to observe; `.default` unless given.
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
     ///     where the handler runs, just before it would. `nil` for every payload.
+    ///     For one case of an enum whose cases carry values:
+    ///     `.matching { if case .finished = $0 { true } else { false } }`.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: on the main actor, a kept latest
+    ///     payload runs the handler before this call returns. Leave the default.
     ///   - handler: Receives each payload, on the main actor.
     /// - Returns: The token that keeps the observation alive.
     public static func observeOnMainActor(
@@ -50,12 +59,13 @@ extension Notifiable {
         where condition: NotificationCondition<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
+        isolation: isolated (any Actor)? = #isolation,
         _ handler: @escaping @MainActor @Sendable (Payload) -> Void
     ) -> NotificationToken {
         return NotificationToken(
             center.register(
                 Self.self, sender: sender, on: .mainActor, handler: .payload(PlatformIsolation.onMainActor(handler)),
-                condition: condition?.accepts, site: ObservationSite(fileID: file, line: line)),
+                condition: condition?.accepts, site: ObservationSite(fileID: file, line: line), isolation: isolation),
             site: ObservationSite(fileID: file, line: line)
         )
     }
@@ -64,7 +74,10 @@ extension Notifiable {
     /// `owner` lives: the form for a `@MainActor` view model or view controller.
     ///
     /// - **Where the handler runs:** on the main actor, as for
-    ///   ``observeOnMainActor(from:in:where:file:line:_:)``. While it runs it holds `owner`.
+    ///   ``observeOnMainActor(from:in:where:file:line:isolation:_:)``. While it runs it holds `owner`.
+    /// - **When observation begins:** before this call returns; a ``LatestValueNotifiable`` type's kept latest payload
+    ///   comes first, before this call returns when it is made on the main actor (as in the `init` below), on every
+    ///   platform.
     /// - **When observation ends:** when `owner` is deallocated, when ``OwnerBoundObservation/cancel()`` is called, or
     ///   when the center is deallocated. `owner` is not retained, and is loaded on the main actor only, so a
     ///   `@MainActor` class is never released elsewhere by this observation.
@@ -89,8 +102,12 @@ extension Notifiable {
     ///   - center: The center to observe; `.default` unless given.
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
     ///     where the handler runs, just before it would. `nil` for every payload.
+    ///     For one case of an enum whose cases carry values:
+    ///     `.matching { if case .finished = $0 { true } else { false } }`.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: on the main actor, a kept latest
+    ///     payload runs the handler before this call returns. Leave the default.
     ///   - handler: Receives the owner and each payload, on the main actor.
     /// - Returns: What can end the observation early; it need not be kept.
     @discardableResult
@@ -101,6 +118,7 @@ extension Notifiable {
         where condition: NotificationCondition<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
+        isolation: isolated (any Actor)? = #isolation,
         _ handler: @escaping @MainActor @Sendable (Owner, Payload) -> Void
     ) -> OwnerBoundObservation {
         // The owner is loaded on the main actor only (see `AnySubscription`).
@@ -111,7 +129,7 @@ extension Notifiable {
             center.register(
                 Self.self, sender: sender, owner: owner, on: .mainActor,
                 handler: .payload(PlatformIsolation.onMainActor(body)), condition: condition?.accepts,
-                site: ObservationSite(fileID: file, line: line))
+                site: ObservationSite(fileID: file, line: line), isolation: isolation)
         )
     }
 
@@ -121,6 +139,8 @@ extension Notifiable {
     /// - **Where the handler runs:** on `actor`. During a post made on `actor` it runs synchronously, before `post`
     ///   returns; a post from anywhere else queues the payload and returns at once. All observers of a center on one
     ///   actor share one queue, so they see the center's posts in one order and never run concurrently.
+    /// - **When observation begins:** before this call returns; a ``LatestValueNotifiable`` type's kept latest payload
+    ///   comes first, before this call returns when it is made on `actor` (as in `start(in:)` below).
     /// - **When observation ends:** when `actor` is deallocated (it is not retained), when
     ///   ``OwnerBoundObservation/cancel()`` is called, or when the center is deallocated.
     ///
@@ -144,8 +164,12 @@ extension Notifiable {
     ///   - center: The center to observe; `.default` unless given.
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
     ///     where the handler runs, just before it would. `nil` for every payload.
+    ///     For one case of an enum whose cases carry values:
+    ///     `.matching { if case .finished = $0 { true } else { false } }`.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
+    ///   - isolation: The actor the caller is isolated to, which the compiler passes: on `actor`, a kept latest
+    ///     payload runs the handler before this call returns. Leave the default.
     ///   - handler: Receives the actor, isolated, and each payload.
     /// - Returns: What can end the observation early; it need not be kept.
     @discardableResult
@@ -156,6 +180,7 @@ extension Notifiable {
         where condition: NotificationCondition<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
+        isolation: isolated (any Actor)? = #isolation,
         _ handler: @escaping @Sendable (isolated Isolation, Payload) -> Void
     ) -> OwnerBoundObservation {
         OwnerBoundObservation(
@@ -169,7 +194,8 @@ extension Notifiable {
                     actor?.assumeIsolated { actor in handler(actor, payload) }
                 },
                 condition: condition?.accepts,
-                site: ObservationSite(fileID: file, line: line)
+                site: ObservationSite(fileID: file, line: line),
+                isolation: isolation
             )
         )
     }

@@ -9,10 +9,16 @@ extension Notifiable where Payload == Self {
     /// - Typed observers that run on the posting thread (the default) run synchronously, in registration order,
     ///   before `post` returns.
     /// - Observers on a queue, or with an `async` handler, have the post queued; `post` never waits for them.
-    /// - Observers isolated to an actor (``observeOnMainActor(from:in:where:file:line:_:)`` for the main actor) run
+    /// - Observers isolated to an actor (``observeOnMainActor(from:in:where:file:line:isolation:_:)`` for the main actor) run
     ///   during the post when it is made on that actor, and are queued otherwise.
     /// - Plain `NotificationCenter` observers of ``notificationName`` see the post too, with `sender` as `object` and
     ///   ``userInfo(for:)`` as `userInfo`.
+    ///
+    /// - Important: Do not post `from: self` in a `deinit`. Observers filtering by that sender hold it weakly, so
+    ///   they never receive the post, and a handler that keeps the sender it is given (a queued one, or one that
+    ///   stores it) makes it outlive its `deinit`, which crashes the process. Debug builds report such a post
+    ///   (``NotificationDiagnostics/Event/Kind/deinitializingSender``). Post before the object goes (from the method
+    ///   that closes it), or without `from:`.
     ///
     /// ```swift
     /// final class Counter: Sendable {}
@@ -26,7 +32,8 @@ extension Notifiable where Payload == Self {
     /// ```
     ///
     /// - Parameters:
-    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity. Not an object in its
+    ///     `deinit`, nor a `NotificationCenter` (to post in a center, pass it as `center`).
     ///   - center: The center to post through; `.default` unless given.
     ///   - coalescing: To coalesce a burst of posts into one, delivered later (see ``NotificationCoalescing``); `nil`
     ///     (the default) delivers this post now.
@@ -51,7 +58,9 @@ extension Notifiable {
     /// Posts `payload` to the observers of this type: for a type whose ``Payload`` is not the type itself.
     ///
     /// Observers run as for ``post(from:in:coalescing:isolation:)``. For a type with no payload (`Payload == Void`), post `()`;
-    /// a type that carries nothing is simpler as an empty struct posted with `post()`.
+    /// a type that carries nothing is simpler as an empty struct posted with `post()`. As there, do not post
+    /// `from: self` in a `deinit`: sender-filtered observers never receive it, and a handler that keeps the sender
+    /// crashes the process (debug builds report it).
     ///
     /// ```swift
     /// enum UserDidLogIn: Notifiable {
@@ -65,7 +74,8 @@ extension Notifiable {
     ///
     /// - Parameters:
     ///   - payload: What observers receive.
-    ///   - sender: The object posting it; observers filtering by sender compare it by identity.
+    ///   - sender: The object posting it; observers filtering by sender compare it by identity. Not an object in its
+    ///     `deinit`, nor a `NotificationCenter` (to post in a center, pass it as `center`).
     ///   - center: The center to post through; `.default` unless given.
     ///   - coalescing: To coalesce a burst of posts into one, delivered later (see ``NotificationCoalescing``); `nil`
     ///     (the default) delivers this post now.
@@ -114,9 +124,14 @@ extension NotificationCenter {
         isolation: (any Actor)?
     ) {
         #if DEBUG
-        NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)  // `from: center` for `in: center`
+        NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)  // `from: center`, or from a `deinit`
         #endif
         var route = ObserverRegistry.shared.route(subject, in: self)
+        #if DEBUG
+        if route.checksBridging {  // the first post of a type with a name of its own
+            NotificationDiagnostics.checkBridging(payload, of: subject, name: route.name, sender: sender, in: self)
+        }
+        #endif
         if route.keepsLatest {
             route = ObserverRegistry.shared.keepLatest(payload, of: subject, from: sender, in: self)
         }

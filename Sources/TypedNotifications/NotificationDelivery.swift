@@ -9,7 +9,7 @@ public import Foundation
 ///   thread's in post order, and never run at the same time, even on a concurrent queue. Cancelling the observation
 ///   drops what is still queued for it.
 ///
-/// For a handler isolated to the main actor, use ``Notifiable/observeOnMainActor(from:in:where:file:line:_:)``:
+/// For a handler isolated to the main actor, use ``Notifiable/observeOnMainActor(from:in:where:file:line:isolation:_:)``:
 /// `.async(on: .main)` does not compile, and says so.
 ///
 /// ```swift
@@ -68,7 +68,7 @@ extension OperationQueue: NotificationDelivery.Queue {}
 
 extension NotificationDelivery.Queue where Self == DispatchQueue {
     /// Not available: a handler on the main queue is not isolated to the main actor, so it could not touch your
-    /// `@MainActor` state. Use ``Notifiable/observeOnMainActor(from:in:where:file:line:_:)``, or write
+    /// `@MainActor` state. Use ``Notifiable/observeOnMainActor(from:in:where:file:line:isolation:_:)``, or write
     /// `DispatchQueue.main` for a plain handler on the main queue.
     ///
     /// ```swift

@@ -51,30 +51,49 @@ extension NotificationDiagnostics {
         #endif
     }
 
-    /// Reports, in debug builds, a post whose sender is a `NotificationCenter` (``Event/Kind/centerAsPostSender``).
-    /// Every post calls it in debug builds, on the posting thread, before delivering.
+    /// Reports, in debug builds, a post whose sender is a `NotificationCenter` (``Event/Kind/centerAsPostSender``) or
+    /// an object being deinitialised (``Event/Kind/deinitializingSender``). Every post calls it in debug builds, on the
+    /// posting thread, before delivering, while the caller holds the sender.
     @usableFromInline
     static func checkPostSender<Posted: Notifiable>(
         _ sender: AnyObject?,
         of subject: Posted.Type,
         in center: NotificationCenter
     ) {
-        guard sender is NotificationCenter else { return }
-        report(.centerAsPostSender, for: subject, name: subject.notificationName, in: center)
+        guard let sender else { return }
+        if sender is NotificationCenter {
+            report(.centerAsPostSender, for: subject, name: subject.notificationName, in: center)
+        }
+        // A weak reference to an object in its `deinit` reads `nil` at once, as the sender filters' references do.
+        weak let probe = sender
+        if probe == nil {
+            report(.deinitializingSender, for: subject, name: subject.notificationName, in: center)
+        }
     }
 
     /// Reports, in debug builds, a case filter (`value.observe { … }`) on a value that is not an enum case
-    /// (``Event/Kind/caseFilterOnNonEnum(fileID:line:)``). Runs on the observing thread, before it registers.
+    /// (``Event/Kind/caseFilterOnNonEnum(fileID:line:)``) or on a case with an associated value
+    /// (``Event/Kind/caseFilterWithAssociatedValue(caseName:fileID:line:)``). Runs on the observing thread, before it
+    /// registers.
     static func checkCaseFilter<Observed: Notifiable>(
         _ value: Observed,
         in center: NotificationCenter,
         site: ObservationSite
     ) {
         #if DEBUG
-        guard Mirror(reflecting: value).displayStyle != .enum else { return }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .enum else {
+            report(
+                .caseFilterOnNonEnum(fileID: site.fileID, line: Int(site.line)), for: Observed.self,
+                name: Observed.notificationName, in: center)
+            return
+        }
+        // An enum case's mirror has one child, labelled with the case's name, when the case has an associated value,
+        // and none otherwise.
+        guard let caseName = mirror.children.first?.label else { return }
         report(
-            .caseFilterOnNonEnum(fileID: site.fileID, line: Int(site.line)), for: Observed.self,
-            name: Observed.notificationName, in: center)
+            .caseFilterWithAssociatedValue(caseName: caseName, fileID: site.fileID, line: Int(site.line)),
+            for: Observed.self, name: Observed.notificationName, in: center)
         #endif
     }
 
@@ -93,6 +112,49 @@ extension NotificationDiagnostics {
         #endif
     }
 
+    // MARK: - Types bridged by halves
+
+    /// Reports, in debug builds, a type with a name of its own whose ``Notifiable/userInfo(for:)`` writes what its
+    /// ``Notifiable/payload(from:)`` cannot decode (``Event/Kind/halfBridged(missing:error:)``), `payload` being the
+    /// payload of its first typed post.
+    ///
+    /// A type with a name of its own bridges a name that plain code posts and observes, and its two halves must agree:
+    /// plain observers read what `userInfo(for:)` writes, plain posts reach typed observers through `payload(from:)`.
+    /// The decoder is given the `userInfo` as plain observers receive it (bridged to Objective-C where Foundation does
+    /// so), with the post's name and sender. The half named missing is `userInfo(for:)` when it writes the default
+    /// layout (the payload alone under ``Foundation/Notification/typedPayloadKey``, or nothing), which a decoder that
+    /// reads a legacy layout cannot read; `payload(from:)` when `userInfo(for:)` writes a layout of its own.
+    ///
+    /// `NotificationCenter.deliver` runs it once per type (``TypeRecord/checksBridging``), before delivering, on the
+    /// posting thread, with none of the package's locks held, as it calls both halves. Does nothing in release builds.
+    @usableFromInline
+    static func checkBridging<Posted: Notifiable>(
+        _ payload: Posted.Payload,
+        of subject: Posted.Type,
+        name: Notification.Name,
+        sender: AnyObject?,
+        in center: NotificationCenter
+    ) {
+        #if DEBUG
+        // A typed-only type's posts never reach plain observers, and plain posts never reach its typed ones.
+        guard subject.postsThroughFoundation else { return }
+        LockDiscipline.assertNoLockHeld("checks a type's bridging halves")
+        let written = subject.userInfo(for: payload)
+        let plain = Notification(name: name, object: sender, userInfo: PlatformBridging.postable(written))
+        let error: any Error
+        do {
+            _ = try subject.payload(from: plain)
+            return
+        } catch let thrown {
+            error = thrown
+        }
+        let payloadKey = AnyHashable(Notification.typedPayloadKey)
+        let writesDefaultLayout = written?.keys.allSatisfy { $0 == payloadKey } ?? true
+        let missing = writesDefaultLayout ? "userInfo(for:)" : "payload(from:)"
+        report(.halfBridged(missing: missing, error: error), for: subject, name: name, in: center)
+        #endif
+    }
+
     // MARK: - The default reporter
 
     /// Writes `event` to standard error (or to ``defaultReportSink``) if it is one that debug builds report with no
@@ -107,12 +169,16 @@ extension NotificationDiagnostics {
             key = "\(ObjectIdentifier(event.type)) decodingFailed \(String(reflecting: error))"
         case .centerAsSender(let fileID, let line), .discardedToken(let fileID, let line),
             .deinitializingOwner(let fileID, let line), .inheritedConformance(let fileID, let line),
-            .caseFilterOnNonEnum(let fileID, let line):
+            .caseFilterOnNonEnum(let fileID, let line), .caseFilterWithAssociatedValue(_, let fileID, let line):
             key = "\(ObjectIdentifier(event.type)) \(event.kind) \(fileID):\(line)"
         case .centerAsPostSender:
             key = "\(ObjectIdentifier(event.type)) centerAsPostSender"
+        case .deinitializingSender:
+            key = "\(ObjectIdentifier(event.type)) deinitializingSender"
         case .derivedNameCollision:
             key = "\(ObjectIdentifier(event.type)) derivedNameCollision"
+        case .halfBridged:
+            key = "\(ObjectIdentifier(event.type)) halfBridged"
         case .unobserved, .dropped, .posted, .plainPostIgnored:
             return
         }

@@ -73,6 +73,17 @@ public enum NotificationDiagnostics {
             /// (`value.observe { … }`), which delivers only posts equal to that value. Pass `where:` to say what
             /// matches instead. Reported in debug builds only.
             case caseFilterOnNonEnum(fileID: String, line: Int)
+            /// A case with an associated value, `caseName`, was observed at `fileID` and `line` as a case filter
+            /// (`PaymentDidFinish.finished(id: 0).observe { … }`), which delivers only posts whose associated values
+            /// are equal too, never the case's other posts. To observe every post of the case, pass
+            /// `where: .matching { if case .finished = $0 { true } else { false } }` instead. Reported in debug builds
+            /// only.
+            case caseFilterWithAssociatedValue(caseName: String, fileID: String, line: Int)
+            /// A post was made from a sender that is being deinitialised (`post(from: self)` in a `deinit`): observers
+            /// filtering by that sender never receive it, since their reference to it already reads `nil`, and a
+            /// handler that keeps the sender it is given would outlive the `deinit` and crash the process. Post before
+            /// the object goes, or without `from:`. Reported in debug builds only, when the post is made.
+            case deinitializingSender
             /// The type derives the same ``Notifiable/notificationName`` as `other`, a distinct type that derived it
             /// first, so plain observers, logs and plain posts cannot tell the two apart: each one's typed posts reach
             /// the other's plain observers, and each one's typed observers are given the other's plain posts to
@@ -102,6 +113,34 @@ public enum NotificationDiagnostics {
             /// }
             /// ```
             case derivedNameCollision(with: any Notifiable.Type)
+            /// The type has a name of its own, and its first typed post wrote a `userInfo` that its
+            /// ``Notifiable/payload(from:)`` cannot decode, throwing `error`: its two bridging halves disagree, and
+            /// `missing` names the one to write, `"userInfo(for:)"` or `"payload(from:)"`.
+            ///
+            /// Typically the type customises ``Notifiable/payload(from:)`` to read a legacy `userInfo` layout but not
+            /// ``Notifiable/userInfo(for:)``, so its typed posts reach the legacy plain observers with the payload under
+            /// ``Foundation/Notification/typedPayloadKey`` only, and none of the keys they read (`missing` is then
+            /// `"userInfo(for:)"`). Or it customises `userInfo(for:)` and not `payload(from:)`, so plain posts in its
+            /// layout never reach its typed observers (`"payload(from:)"`). Reported in debug builds only, once per
+            /// type, when it is first posted. Write both halves, reading and writing one layout:
+            ///
+            /// ```swift
+            /// struct Download: Sendable { let bytes: Int }
+            ///
+            /// enum DownloadDidProgress: Notifiable {
+            ///     typealias Payload = Download
+            ///     static var notificationName: Notification.Name { .init("DownloadDidProgressNotification") }
+            ///     static func payload(from notification: Notification) throws -> Download {
+            ///         guard let bytes = notification.userInfo?["bytes"] as? Int else {
+            ///             throw NotificationDecodingError.missingValue(key: "bytes")
+            ///         }
+            ///         return Download(bytes: bytes)
+            ///     }
+            ///     // Without this half, the first post would be reported as halfBridged(missing: "userInfo(for:)", …).
+            ///     static func userInfo(for download: Download) -> [AnyHashable: Any]? { ["bytes": download.bytes] }
+            /// }
+            /// ```
+            case halfBridged(missing: String, error: any Error)
         }
 
         /// What happened.
@@ -132,8 +171,9 @@ public enum NotificationDiagnostics {
                     + "filter (from:), so it sees only posts sent by that center object; to observe posts in that "
                     + "center, pass it as in:"
             case .centerAsPostSender:
-                "\(String(reflecting: type)): posted with a NotificationCenter as its sender (from:), which goes to "
-                    + "another center's observers; to post in that center, pass it as in:"
+                "\(String(reflecting: type)): posted with a NotificationCenter as its sender, post(from: center), so "
+                    + "it went to the center named by in: (the default center unless given), not to that one; to post "
+                    + "in a center, write post(in: center)"
             case .discardedToken(let fileID, let line):
                 "\(String(reflecting: type)): the token of the observation made at \(fileID):\(line) was released right "
                     + "after it was made, which ended the observation; keep the token (let token = ...), or observe "
@@ -147,10 +187,28 @@ public enum NotificationDiagnostics {
             case .caseFilterOnNonEnum(let fileID, let line):
                 "\(String(reflecting: type)): observed at \(fileID):\(line) as a case filter on a value that is not "
                     + "an enum case, which delivers only equal posts; pass where: to say what matches"
+            case .caseFilterWithAssociatedValue(let caseName, let fileID, let line):
+                "\(String(reflecting: type)): observed at \(fileID):\(line) as a case filter on .\(caseName), which "
+                    + "has an associated value, so it delivers only posts whose associated values are equal too; to "
+                    + "observe every .\(caseName), write \(String(reflecting: type)).observe(where: .matching { if case "
+                    + ".\(caseName) = $0 { true } else { false } }) { ... }"
+            case .deinitializingSender:
+                "\(String(reflecting: type)): posted from a sender that is being deinitialised (post(from: self) in a "
+                    + "deinit), which observers filtering by that sender never receive, and which crashes the process "
+                    + "if a handler keeps the sender; post before the object goes, or without from:"
             case .derivedNameCollision(let other):
                 "\(String(reflecting: type)): derives the notification name \(name.rawValue), which "
                     + "\(String(reflecting: other)) derived first, so their plain observers and plain posts meet; give "
                     + "one of them a name of its own: static var notificationName: Notification.Name { .init(\"...\") }"
+            case .halfBridged(let missing, let error) where missing == "userInfo(for:)":
+                "\(String(reflecting: type)): has a payload(from:) of its own but not a userInfo(for:), so its typed "
+                    + "posts reach plain observers of \(name.rawValue) with the payload under \""
+                    + Notification.typedPayloadKey + "\" only, which payload(from:) cannot read (\(error)); write "
+                    + "userInfo(for:) to write what payload(from:) reads"
+            case .halfBridged(let missing, let error):
+                "\(String(reflecting: type)): the userInfo(for:) its typed posts give plain observers of "
+                    + "\(name.rawValue) cannot be decoded by its payload(from:) (\(error)), so plain posts in that layout "
+                    + "never reach its typed observers; write \(missing) to read what userInfo(for:) writes"
             case .posted(let reached):
                 "\(String(reflecting: type)): posted \(name.rawValue) from \(sender ?? "no sender"), "
                     + "reaching \(reached) typed observer\(reached == 1 ? "" : "s")"

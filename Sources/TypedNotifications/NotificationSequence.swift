@@ -210,14 +210,26 @@ extension Notifiable {
     }
 
     /// Waits for the next post of this type whose payload satisfies `condition`, for at most `timeout` seconds, and
-    /// returns its payload.
+    /// returns its payload: for a post that comes after this call starts running.
     ///
-    /// Observation begins when the call starts running and ends when it returns or throws. A post made by code that
-    /// runs concurrently, before this call starts waiting, is not seen: to be sure to catch it, make the sequence
-    /// first with ``notifications(from:in:bufferingPolicy:file:line:)``, then await its
-    /// ``NotificationSequence/next(where:timeout:)``, even later and in another task. The exception is a
-    /// ``LatestValueNotifiable`` type: its latest payload, posted before the call, counts as the first, so the call
-    /// returns it at once if `condition` accepts it.
+    /// - Important: Observation begins when this call starts running, not when the statement before it runs, and ends
+    ///   when it returns or throws. So work started before it (a task, a queue, a request) may post before it
+    ///   observes, and the call then waits for a post that already happened, until the time limit. To wait for what
+    ///   work posts, make the sequence first with ``notifications(from:in:bufferingPolicy:file:line:)``, start the
+    ///   work, then await the sequence's ``NotificationSequence/next(where:timeout:)``:
+    ///
+    /// ```swift
+    /// struct UploadDidFinish: Notifiable { let id: Int }
+    ///
+    /// func upload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
+    ///     let next = UploadDidFinish.notifications(in: center)  // observing from here on
+    ///     Task { UploadDidFinish(id: id).post(in: center) }  // stands for starting the upload
+    ///     return try await next.next(where: .matching { $0.id == id }, timeout: 30)
+    /// }
+    /// ```
+    ///
+    /// A ``LatestValueNotifiable`` type is the exception: its latest payload, posted before the call, counts as the
+    /// first, so the call returns it at once if `condition` accepts it.
     ///
     /// - **Where the condition runs:** in the waiting task, once per post, in post order; posts it rejects are
     ///   skipped.
@@ -237,7 +249,8 @@ extension Notifiable {
     ///   - sender: Only a post from this object counts; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - condition: Only a payload it accepts is returned; `nil` for the first post.
-    ///   - timeout: The most seconds to wait (a timer, not a sleeping thread); `nil` waits without a limit. Zero, a
+    ///   - timeout: The most seconds to wait (`timeout: 5`, a `TimeInterval`, as the testing kit's waits also take;
+    ///     a timer, not a sleeping thread); `nil` waits without a limit. Zero, a
     ///     negative limit or NaN does not wait: the call throws ``NextNotificationError/timedOut(seconds:)`` (with
     ///     `seconds` 0 for a negative or NaN limit) at once, unless a ``LatestValueNotifiable`` type's latest payload
     ///     is there for `condition` to accept. A limit longer than about 146 years, `.infinity` included, is no limit
@@ -292,7 +305,8 @@ extension NotificationSequence {
     ///
     /// - Parameters:
     ///   - condition: Only a payload it accepts is returned; it runs in the waiting task. `nil` for the next payload.
-    ///   - timeout: The most seconds to wait, counted from this call (a timer, not a sleeping thread); `nil` waits
+    ///   - timeout: The most seconds to wait, counted from this call (`timeout: 5`, a `TimeInterval`, as the testing
+    ///     kit's waits also take; a timer, not a sleeping thread); `nil` waits
     ///     without a limit. Zero, a negative limit or NaN has passed when the call begins: the payloads already
     ///     buffered are examined, the first one `condition` accepts is returned, and if there is none the call throws
     ///     ``NextNotificationError/timedOut(seconds:)`` (with `seconds` 0 for a negative or NaN limit) without

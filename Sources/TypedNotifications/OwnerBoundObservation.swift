@@ -7,6 +7,11 @@ public import Foundation
 /// tokens: it cannot go into a `Set<NotificationToken>` whose clearing is meant to end observations. Keep it only to
 /// end the observation early with ``cancel()``.
 ///
+/// The owner is a class instance or an actor: an object whose lifetime can end the observation. A struct or an enum
+/// has no lifetime of its own, so `observe(for: someStruct)` does not compile. The compiler then says the struct
+/// "conform to 'Actor'", as the actor form is the last it tried; the fix is not to make it an actor: observe
+/// `for:` the class that holds the value, or keep a ``NotificationToken`` from a form without `for:` in the struct.
+///
 /// ```swift
 /// struct CounterDidChange: Notifiable { let count: Int }
 /// final class CounterModel: Sendable {

@@ -2,7 +2,7 @@ import TypedNotifications
 
 /// Why a wait on a ``NotificationRecorder`` ended without the post it waited for.
 ///
-/// Thrown by ``NotificationRecorder/next(timeout:)`` and ``NotificationRecorder/waitForCount(_:timeout:)``. Its
+/// Thrown by ``NotificationRecorder/next(timeout:)-(Duration?)`` and ``NotificationRecorder/waitForCount(_:timeout:)-(_,Duration?)``. Its
 /// ``description`` names the notification type and lists what was posted, so a failing test explains itself:
 ///
 /// ```
@@ -75,8 +75,8 @@ public struct NotificationWaitError: Error, Sendable, CustomStringConvertible {
     /// Why the wait ended.
     public let reason: Reason
 
-    /// How many posts the wait needed: the count given to ``NotificationRecorder/waitForCount(_:timeout:)``, or the
-    /// position of the post that ``NotificationRecorder/next(timeout:)`` waited for (3 for the third post).
+    /// How many posts the wait needed: the count given to ``NotificationRecorder/waitForCount(_:timeout:)-(_,Duration?)``, or the
+    /// position of the post that ``NotificationRecorder/next(timeout:)-(Duration?)`` waited for (3 for the third post).
     public let expectedCount: Int
 
     /// How many posts the recorder had recorded when the wait ended.

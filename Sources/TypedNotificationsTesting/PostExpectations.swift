@@ -41,7 +41,7 @@ public import TypedNotifications
 ///   message says which counted posts came from such a thread. A test whose code posts from a queue while `body`
 ///   awaits it passes; give each test a `NotificationCenter()` of its own, so that no other code posts there.
 /// - Posts made after `body` returns never count: for code that posts later, without `body` awaiting it, wait with
-///   ``NotificationRecorder/waitForCount(_:timeout:)`` instead.
+///   ``NotificationRecorder/waitForCount(_:timeout:)-(_,Duration?)`` instead.
 ///
 /// - Parameters:
 ///   - subject: The notification type to count.

@@ -276,6 +276,18 @@ enum Notifiable_Bridging_errorDescription_1 {
 
 enum Notifiable_Bridging_payload_1 {
     static func example() async throws {
+        struct SystemTimeZoneDidChange: Notifiable {
+            static var notificationName: Notification.Name { .NSSystemTimeZoneDidChange }
+        }
+        let posted = Notification(name: .NSSystemTimeZoneDidChange)  // as the system posts it: no userInfo
+        let change = try SystemTimeZoneDidChange.payload(from: posted)  // SystemTimeZoneDidChange()
+        _ = posted
+        _ = change
+    }
+}
+
+enum Notifiable_Bridging_payload_2 {
+    static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let plain = Notification(
             name: CounterDidChange.notificationName,
@@ -413,21 +425,27 @@ enum Notifiable_Observing_observe_4 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["accepted"])
+        #expect(Out.printed.lines == ["accepted", "refunded"])
     }
 
     static func example() async throws {
         enum PaymentDidFinish: Notifiable, Equatable {
             case accepted, rejected
+            case refunded(id: Int)
         }
 
         let center = NotificationCenter()
         let token = PaymentDidFinish.accepted.observe(in: center) { _ in Out.print("accepted") }
+        let refunds = PaymentDidFinish.observe(
+            in: center, where: .matching { if case .refunded = $0 { true } else { false } }
+        ) { _ in Out.print("refunded") }
         PaymentDidFinish.accepted.post(in: center)  // prints "accepted"
         PaymentDidFinish.rejected.post(in: center)  // prints nothing
-        _ = await Out.printed.lines(waitingFor: 1)
+        PaymentDidFinish.refunded(id: 7).post(in: center)  // prints "refunded"
+        _ = await Out.printed.lines(waitingFor: 2)
         _ = center
         _ = token
+        _ = refunds
     }
 }
 
@@ -794,25 +812,31 @@ enum NotificationCondition_NotificationCondition_1 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["accepted", "large: 5"])
+        #expect(Out.printed.lines == ["accepted", "refunded", "large: 5"])
     }
 
     static func example() async throws {
         enum PaymentDidFinish: Notifiable, Equatable {
             case accepted, rejected
+            case refunded(id: Int)
         }
         struct CounterDidChange: Notifiable { let count: Int }
 
         let center = NotificationCenter()
         let accepted = PaymentDidFinish.observe(in: center, where: .equals(.accepted)) { _ in Out.print("accepted") }
+        let refunds = PaymentDidFinish.observe(
+            in: center, where: .matching { if case .refunded = $0 { true } else { false } }
+        ) { _ in Out.print("refunded") }
         let large = CounterDidChange.observe(in: center, where: .matching { $0.count > 3 }) { change in
             Out.print("large:", change.count)
         }
         PaymentDidFinish.accepted.post(in: center)  // prints "accepted"
+        PaymentDidFinish.refunded(id: 7).post(in: center)  // prints "refunded"
         CounterDidChange(count: 5).post(in: center)  // prints "large: 5"
-        _ = await Out.printed.lines(waitingFor: 2)
+        _ = await Out.printed.lines(waitingFor: 3)
         _ = center
         _ = accepted
+        _ = refunds
         _ = large
     }
 }
@@ -937,6 +961,25 @@ enum NotificationDiagnostics_derivedNameCollision_1 {
                 let id: Int
             }
             Saved(id: 2).post()
+        }
+    }
+}
+
+enum NotificationDiagnostics_halfBridged_1 {
+    static func example() async throws {
+        struct Download: Sendable { let bytes: Int }
+
+        enum DownloadDidProgress: Notifiable {
+            typealias Payload = Download
+            static var notificationName: Notification.Name { .init("DownloadDidProgressNotification") }
+            static func payload(from notification: Notification) throws -> Download {
+                guard let bytes = notification.userInfo?["bytes"] as? Int else {
+                    throw NotificationDecodingError.missingValue(key: "bytes")
+                }
+                return Download(bytes: bytes)
+            }
+            // Without this half, the first post would be reported as halfBridged(missing: "userInfo(for:)", …).
+            static func userInfo(for download: Download) -> [AnyHashable: Any]? { ["bytes": download.bytes] }
         }
     }
 }
@@ -1165,13 +1208,25 @@ enum NotificationSequence_next_3 {
     static func example() async throws {
         struct UploadDidFinish: Notifiable { let id: Int }
 
+        func upload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
+            let next = UploadDidFinish.notifications(in: center)  // observing from here on
+            Task { UploadDidFinish(id: id).post(in: center) }  // stands for starting the upload
+            return try await next.next(where: .matching { $0.id == id }, timeout: 30)
+        }
+    }
+}
+
+enum NotificationSequence_next_4 {
+    static func example() async throws {
+        struct UploadDidFinish: Notifiable { let id: Int }
+
         func waitForUpload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
             try await UploadDidFinish.next(in: center, where: .matching { $0.id == id }, timeout: 30)
         }
     }
 }
 
-enum NotificationSequence_next_4 {
+enum NotificationSequence_next_5 {
     // Checked: what the example's `// prints` comments say it prints.
     enum Out {
         static let printed = PrintedOutput()
@@ -1390,6 +1445,19 @@ enum NotificationRecorder_Waiting_next_2 {
     }
 }
 
+enum NotificationRecorder_Waiting_next_3 {
+    static func example() async throws {
+        struct Saved: Notifiable { let id: Int }
+
+        func savingPostsOnce() async throws {
+            let center = NotificationCenter()
+            let recorder = NotificationRecorder(Saved.self, in: center)
+            DispatchQueue.global().async { Saved(id: 1).post(in: center) }
+            #expect(try await recorder.next(timeout: 5).id == 1)
+        }
+    }
+}
+
 enum NotificationRecorder_Waiting_waitForCount_1 {
     static func example() async throws {
         struct Saved: Notifiable { let id: Int }
@@ -1407,6 +1475,22 @@ enum NotificationRecorder_Waiting_waitForCount_1 {
 }
 
 enum NotificationRecorder_Waiting_waitForCount_2 {
+    static func example() async throws {
+        struct Saved: Notifiable { let id: Int }
+
+        func syncingPostsEveryItem() async throws {
+            let center = NotificationCenter()
+            let recorder = NotificationRecorder(Saved.self, in: center)
+            Task.detached {
+                for id in 1...3 { Saved(id: id).post(in: center) }
+            }
+            let saved = try await recorder.waitForCount(3, timeout: 5)
+            #expect(saved.map(\.id) == [1, 2, 3])
+        }
+    }
+}
+
+enum NotificationRecorder_Waiting_waitForCount_3 {
     static func example() async throws {
         struct Saved: Notifiable { let id: Int }
 
@@ -2117,6 +2201,38 @@ enum GettingStarted_PostANotificationWithoutAPayload_1 {
 
         let token = AppDidBecomeActive.observe(in: center) { _ in Out.print("active") }
         AppDidBecomeActive().post(in: center)  // prints "active"
+        _ = await Out.printed.lines(waitingFor: 1)
+        _ = center
+        _ = token
+    }
+}
+
+// swift-format-ignore
+enum GettingStarted_PostANotificationWithoutAPayload_2 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["time zone changed"])
+    }
+
+    static func example() async throws {
+        // Prelude `center`, from the generator.
+        let center = NotificationCenter()
+
+        struct SystemTimeZoneDidChange: Notifiable {
+            static var notificationName: Notification.Name { .NSSystemTimeZoneDidChange }
+        }
+
+        let token = SystemTimeZoneDidChange.observe(in: center) { _ in Out.print("time zone changed") }
+        center.post(name: .NSSystemTimeZoneDidChange, object: nil)  // prints "time zone changed"
         _ = await Out.printed.lines(waitingFor: 1)
         _ = center
         _ = token

@@ -103,6 +103,72 @@ import TypedNotificationsTesting
         #expect(recorder.isWaitingForNothing)
     }
 
+    // MARK: - Limits in seconds, the kind the library's waits take
+
+    /// Limits in seconds that have passed before the wait begins.
+    static let elapsedSeconds: [TimeInterval] = [0, -1, -.infinity, .nan, 1e-10]
+
+    @Test(.timeLimit(.minutes(1)), arguments: elapsedSeconds)
+    func nextWithALimitInSecondsAtOrBelowZeroThrowsAtOnce(timeout: TimeInterval) async throws {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        let error = try await #require(throws: NotificationWaitError.self) { try await recorder.next(timeout: timeout) }
+        #expect(error.reason == .timedOut(seconds: timeout > 0 ? timeout : 0))
+        #expect(error.expectedCount == 1)
+        #expect(recorder.isWaitingForNothing)
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: elapsedSeconds)
+    func aLimitInSecondsAtOrBelowZeroStillReturnsWhatIsRecordedAlready(timeout: TimeInterval) async throws {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        Saved(id: 1).post(in: center)
+        Saved(id: 2).post(in: center)
+        #expect(try await recorder.next(timeout: timeout) == Saved(id: 1))
+        #expect(try await recorder.waitForCount(2, timeout: timeout) == [Saved(id: 1), Saved(id: 2)])
+        let error = try await #require(throws: NotificationWaitError.self) {
+            try await recorder.waitForCount(3, timeout: timeout)
+        }
+        #expect(error.expectedCount == 3)
+        #expect(error.postedCount == 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [60, .infinity] as [TimeInterval])
+    func waitsWithALimitInSecondsReturnPostsMadeLater(timeout: TimeInterval) async throws {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        async let next = recorder.next(timeout: timeout)
+        async let saved = recorder.waitForCount(2, timeout: timeout)
+        await recorder.untilWaiting(2)
+        DispatchQueue.global().async {
+            Saved(id: 1).post(in: center)
+            Saved(id: 2).post(in: center)
+        }
+        #expect(try await next == Saved(id: 1))
+        #expect(try await saved == [Saved(id: 1), Saved(id: 2)])
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aLimitInSecondsThatElapsesIsReportedInSeconds() async throws {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        let error = try await #require(throws: NotificationWaitError.self) { try await recorder.next(timeout: 0.02) }
+        #expect(error.reason == .timedOut(seconds: 0.02))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func oneLimitInSecondsServesTheLibrarysWaitAndTheRecordersAlike() async throws {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        let limit: TimeInterval = 0
+        let libraryError = try await #require(throws: NextNotificationError.self) {
+            try await Saved.next(in: center, timeout: limit)
+        }
+        let recorderError = try await #require(throws: NotificationWaitError.self) {
+            try await recorder.next(timeout: limit)
+        }
+        #expect(libraryError == .timedOut(seconds: 0))
+        #expect(recorderError.reason == .timedOut(seconds: 0))
+    }
+
     // MARK: - Errors
 
     @Test func everyReasonEqualsItselfAndHashesAlike() {

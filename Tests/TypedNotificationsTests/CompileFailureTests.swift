@@ -111,6 +111,47 @@ import TypedNotificationsTestSupport
         #expect(result.output.contains("Sendable"), "\(result.output)")
     }
 
+    @Test func theCaseShorthandIsForObserveAloneAndOtherFormsTakeTheConditionAsWhere() throws {
+        let enumPrelude =
+            Self.prelude + """
+                enum Connection: Notifiable, Equatable { case online, offline }
+
+                """
+        let shorthand = try typeCheck(
+            enumPrelude + """
+                @MainActor func watch() -> NotificationToken {
+                    Connection.offline.observeOnMainActor { _ in }
+                }
+                """)
+        #expect(shorthand.status != 0)
+        #expect(
+            shorthand.output.contains("static member 'observeOnMainActor' cannot be used on instance"),
+            "the message the shorthand's docs quote: \(shorthand.output)")
+        let condition = try typeCheck(
+            enumPrelude + """
+                @MainActor func watch() -> [NotificationToken] {
+                    [
+                        Connection.offline.observe { _ in },
+                        Connection.observeOnMainActor(where: .equals(.offline)) { _ in },
+                    ]
+                }
+                """)
+        #expect(condition.status == 0, "\(condition.output)")
+    }
+
+    @Test func anOwnerThatIsAStructDoesNotCompile() throws {
+        let result = try typeCheck(
+            Self.prelude + """
+                struct Screen { var title = "" }
+                func start(_ screen: Screen) {
+                    CounterDidChange.observe(for: screen) { screen, change in print(screen.title, change.count) }
+                }
+                """)
+        #expect(result.status != 0)
+        // The owner-bound docs explain this message: a struct is no owner, and the fix is not to make it an actor.
+        #expect(result.output.contains("conform to 'Actor'"), "\(result.output)")
+    }
+
     @Test func anOwnerThatIsNotSendableDoesNotCompile() throws {
         let result = try typeCheck(
             Self.prelude + """

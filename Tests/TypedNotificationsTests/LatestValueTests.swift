@@ -23,6 +23,22 @@ enum ConfigurationDidLoad: LatestValueNotifiable {
     typealias Payload = Configuration
 }
 
+/// A main-actor model whose observation is bound to its lifetime.
+@MainActor private final class UnreadBadge {
+    var counts: [Int] = []
+}
+
+/// An actor that observes from its own isolation.
+private actor UnreadStore {
+    var counts: [Int] = []
+
+    /// The counts received when the observing call returned.
+    func startObserving(in center: NotificationCenter) -> [Int] {
+        UnreadCount.observe(for: self, in: center) { store, unread in store.counts.append(unread.count) }
+        return counts
+    }
+}
+
 @Suite struct LatestValueTests {
     @Test func anObserverThatStartsLateReceivesTheLatestPostFirstThenEveryLaterOne() {
         let center = NotificationCenter()
@@ -136,6 +152,36 @@ enum ConfigurationDidLoad: LatestValueNotifiable {
         await done.wait()
         #expect(received.values == [1, 2])
         withExtendedLifetime(token) {}
+    }
+
+    // MARK: - An observation made on its handler's actor
+
+    @Test @MainActor func aMainActorObservationMadeOnTheMainActorReceivesTheLatestPostBeforeItReturns() {
+        let center = NotificationCenter()
+        UnreadCount(count: 1).post(in: center)
+        let received = Recorded<Int>()
+        let token = UnreadCount.observeOnMainActor(in: center) { received.append($0.count) }
+        #expect(received.values == [1])
+        UnreadCount(count: 2).post(in: center)
+        #expect(received.values == [1, 2])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test @MainActor func anOwnerBoundMainActorObservationMadeOnTheMainActorReceivesTheLatestPostBeforeItReturns() {
+        let center = NotificationCenter()
+        UnreadCount(count: 1).post(in: center)
+        let badge = UnreadBadge()
+        UnreadCount.observeOnMainActor(for: badge, in: center) { badge, unread in badge.counts.append(unread.count) }
+        #expect(badge.counts == [1])
+        UnreadCount(count: 2).post(in: center)
+        #expect(badge.counts == [1, 2])
+    }
+
+    @Test func anActorObservationMadeOnItsActorReceivesTheLatestPostBeforeItReturns() async {
+        let center = NotificationCenter()
+        UnreadCount(count: 1).post(in: center)
+        let store = UnreadStore()
+        #expect(await store.startObserving(in: center) == [1])
     }
 
     @Test func aSequenceStartsWithTheLatestPost() async {

@@ -99,6 +99,63 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(token) {}
     }
 
+    @Test func theReportOfACenterAsThePostsSenderSaysWhatToWriteInstead() {
+        let center = NotificationCenter()
+        let descriptions = Recorded<String>()
+        NotificationDiagnostics.withHandler(
+            { descriptions.append($0.description) },
+            operation: {
+                CounterDidChange(count: 1).post(from: center, in: NotificationCenter())
+            })
+        #if DEBUG
+        #expect(descriptions.values.count == 1)
+        let description = descriptions.values.first ?? ""
+        #expect(description.contains("post(from: center)"), "names what was written: \(description)")
+        #expect(description.contains("write post(in: center)"), "names what to write: \(description)")
+        #else
+        #expect(descriptions.values.isEmpty)
+        #endif
+    }
+
+    /// Posts from itself in its `deinit`, where observers filtering by it can no longer see it.
+    private final class PostsInDeinit: Sendable {
+        let center: NotificationCenter
+        init(center: NotificationCenter) { self.center = center }
+        func close() { DocumentDidClose().post(from: self, in: center) }
+        deinit { DocumentDidClose().post(from: self, in: center) }
+    }
+
+    private struct DocumentDidClose: Notifiable {
+        typealias Sender = PostsInDeinit
+    }
+
+    @Test func aPostFromASenderInItsDeinitReachesNoSenderFilterAndIsReported() {
+        let center = NotificationCenter()
+        var document: PostsInDeinit? = PostsInDeinit(center: center)
+        let fromDocument = Counter()
+        let fromAnyone = Counter()
+        let tokens = [
+            DocumentDidClose.observe(from: document, in: center) { _ in fromDocument.increment() },
+            DocumentDidClose.observe(in: center) { _ in fromAnyone.increment() },
+        ]
+        var kinds = reports { document?.close() }
+        #expect(kinds.isEmpty, "a post from a live sender is fine")
+        #expect(fromDocument.count == 1)
+        kinds = reports { document = nil }
+        #expect(fromDocument.count == 1, "the sender filter no longer sees the object in its deinit")
+        #expect(fromAnyone.count == 2, "observers of every sender still receive it")
+        #if DEBUG
+        #expect(kinds.count == 1)
+        guard case .deinitializingSender? = kinds.first else {
+            Issue.record("expected .deinitializingSender, got \(kinds)")
+            return
+        }
+        #else
+        #expect(kinds.isEmpty)
+        #endif
+        withExtendedLifetime(tokens) {}
+    }
+
     /// Observes itself in its `deinit`, where the observation can never fire.
     private final class ObservesInDeinit: Sendable {
         let center: NotificationCenter
@@ -199,6 +256,43 @@ import TypedNotificationsTestSupport
         }
         #else
         #expect(kinds.isEmpty)
+        #endif
+    }
+
+    enum PaymentDidFinish: Notifiable, Equatable {
+        case accepted
+        case finished(id: Int)
+    }
+
+    @Test func aCaseFilterOnACaseWithAnAssociatedValueIsReportedWithTheMatchingCondition() {
+        let center = NotificationCenter()
+        let events = Recorded<NotificationDiagnostics.Event>()
+        var line = 0
+        NotificationDiagnostics.withHandler(
+            { events.append($0) },
+            operation: {
+                let accepted = PaymentDidFinish.accepted.observe(in: center) { _ in }
+                line = #line + 1
+                let finished = PaymentDidFinish.finished(id: 0).observe(in: center) { _ in }
+                PaymentDidFinish.accepted.post(in: center)  // uses the tokens, which are then not "discarded"
+                withExtendedLifetime((accepted, finished)) {}
+            })
+        #if DEBUG
+        #expect(events.values.count == 1, "a case without values is not reported: \(events.values.map(\.kind))")
+        guard let event = events.values.first,
+            case .caseFilterWithAssociatedValue(let caseName, let fileID, let reportedLine) = event.kind
+        else {
+            Issue.record("expected .caseFilterWithAssociatedValue, got \(events.values.map(\.kind))")
+            return
+        }
+        #expect(caseName == "finished")
+        #expect(fileID == #fileID)
+        #expect(reportedLine == line)
+        #expect(
+            event.description.contains(".observe(where: .matching { if case .finished = $0 { true } else { false } })"),
+            "shows the condition to write: \(event.description)")
+        #else
+        #expect(events.values.isEmpty)
         #endif
     }
 

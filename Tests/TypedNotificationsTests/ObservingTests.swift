@@ -70,6 +70,49 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(tokens) {}
     }
 
+    enum PaymentDidFinish: Notifiable, Equatable {
+        case accepted
+        case finished(id: Int)
+    }
+
+    @Test func matchingACaseDeliversEveryPostOfThatCaseWhateverItsValues() async {
+        let center = NotificationCenter()
+        let everyFinished = Recorded<PaymentDidFinish>()
+        let onMainActor = Recorded<PaymentDidFinish>()
+        let isFinished: NotificationCondition<PaymentDidFinish> = .matching {
+            if case .finished = $0 { true } else { false }
+        }
+        let tokens = [
+            PaymentDidFinish.observe(in: center, where: isFinished) { everyFinished.append($0) },
+            await MainActor.run {
+                PaymentDidFinish.observeOnMainActor(in: center, where: isFinished) { onMainActor.append($0) }
+            },
+        ]
+        await MainActor.run {
+            PaymentDidFinish.finished(id: 1).post(in: center)
+            PaymentDidFinish.accepted.post(in: center)
+            PaymentDidFinish.finished(id: 2).post(in: center)
+        }
+        #expect(everyFinished.values == [.finished(id: 1), .finished(id: 2)])
+        #expect(onMainActor.values == [.finished(id: 1), .finished(id: 2)], "posted on the main actor, delivered then")
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func theCaseShorthandOnACaseWithValuesDeliversOnlyEqualValues() {
+        let center = NotificationCenter()
+        let received = Recorded<PaymentDidFinish>()
+        // Its debug report is checked in MisuseTests; here it is caught, so that it does not reach standard error.
+        let token = NotificationDiagnostics.withHandler(
+            { _ in },
+            operation: {
+                PaymentDidFinish.finished(id: 0).observe(in: center) { received.append($0) }
+            })
+        PaymentDidFinish.finished(id: 7).post(in: center)
+        PaymentDidFinish.finished(id: 0).post(in: center)
+        #expect(received.values == [.finished(id: 0)], "what the docs warn of: other ids never arrive")
+        withExtendedLifetime(token) {}
+    }
+
     @Test func centerSpellingObservesTheSameAsTheTypeSpelling() {
         let center = NotificationCenter()
         let calls = Recorded<String>()

@@ -69,6 +69,11 @@ final class ObserverRegistry: Sendable {
         /// Whether the post must go through ``keepLatest(_:of:from:in:)``, which keeps it as it takes the observers.
         @usableFromInline
         var keepsLatest = false
+        #if DEBUG
+        /// Whether this post is the one that checks the type's bridging halves (``TypeRecord/checksBridging``).
+        @usableFromInline
+        var checksBridging = false
+        #endif
     }
 
     /// What a registration leaves to do outside the lock: Foundation and deinitialisers may call back in.
@@ -97,19 +102,36 @@ final class ObserverRegistry: Sendable {
     @usableFromInline
     func route<Event: Notifiable>(_ subject: Event.Type, in center: NotificationCenter) -> Route {
         let id = ObjectIdentifier(subject)
+        #if DEBUG
+        var checksBridging = false
+        #endif
         let route: Route? = state.withLock { state in
             guard let record = state.records[id] else { return nil }
+            #if DEBUG
+            if record.checksBridging {
+                state.records[id]?.checksBridging = false
+                checksBridging = true
+            }
+            #endif
             if record.keepsLatest { return Route(name: record.name, snapshot: .empty, keepsLatest: true) }
             return Route(name: record.name, snapshot: record.channel(in: center).map(Self.snapshot) ?? .empty)
         }
+        #if DEBUG
+        if var route {
+            route.checksBridging = checksBridging
+            return route
+        }
+        #else
         if let route { return route }
+        #endif
         cacheName(of: subject)
         return self.route(subject, in: center)
     }
 
     private func cacheName<Event: Notifiable>(of subject: Event.Type) {
-        // Outside the lock: a custom `notificationName` is user code (the default one makes the record itself).
-        record(of: subject, name: subject.notificationName)
+        // Outside the lock: a custom `notificationName` is user code (the default one makes the record itself, so a
+        // record made here is that of a type with a name of its own).
+        record(of: subject, name: subject.notificationName, hasOwnName: true)
     }
 
     /// The default ``Notifiable/notificationName``: derived from the type's name once (`String(reflecting:)` costs
@@ -122,13 +144,22 @@ final class ObserverRegistry: Sendable {
         return name
     }
 
-    /// Makes the record of `subject` with `name`, unless it has one; returns the record's name.
+    /// Makes the record of `subject` with `name`, unless it has one; returns the record's name. A type with a name of
+    /// its own (`hasOwnName`) bridges an existing name, so debug builds check its bridging halves on its first post.
     @discardableResult
-    private func record<Event: Notifiable>(of subject: Event.Type, name: Notification.Name) -> Notification.Name {
+    private func record<Event: Notifiable>(
+        of subject: Event.Type,
+        name: Notification.Name,
+        hasOwnName: Bool = false
+    ) -> Notification.Name {
         let keepsLatest = subject is any LatestValueNotifiable.Type
         return state.withLock { state in
             if let existing = state.records[ObjectIdentifier(subject)] { return existing.name }
-            state.records[ObjectIdentifier(subject)] = TypeRecord(name: name, keepsLatest: keepsLatest)
+            var record = TypeRecord(name: name, keepsLatest: keepsLatest)
+            #if DEBUG
+            record.checksBridging = hasOwnName
+            #endif
+            state.records[ObjectIdentifier(subject)] = record
             return name
         }
     }
@@ -157,21 +188,32 @@ final class ObserverRegistry: Sendable {
     /// Registers an observer, making the channel (and its bridge) for the first one. For a type that keeps its latest
     /// post, the observer gets that post first, taken as it is added, so it gets every post exactly once (see
     /// ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``). The caller holds `senderFilter`.
+    ///
+    /// - Parameter isolation: The actor the observing call runs on, as the compiler passes it. An observer isolated to
+    ///   that actor gets the latest post before `add` returns, as it would a post made there (one rule, that of
+    ///   ``DeliveryTarget/isCurrent(_:)``); elsewhere the post is queued for the observer's actor.
     @usableFromInline
     func add<Event: Notifiable>(
         _ subject: Event.Type,
         in center: NotificationCenter,
         on executor: DeliveryTarget.Executor?,
+        isolation: (any Actor)?,
         senderFilter: AnyObject?,
         makeSubscription: (AnyChannel, DeliveryTarget?) -> Subscription<Event>
     ) -> Subscription<Event> {
         var added: Subscription<Event>?
         var replay: (() -> Void)?
         var sweeps = false
-        // Asked here, not under the lock: it calls Foundation (`Thread.isMainThread`).
-        var observesOnMainActor = false
-        if case .mainActor? = executor, subject is any LatestValueNotifiable.Type {
-            observesOnMainActor = PlatformIsolation.isMainActor(nil)
+        // Asked here, not under the lock: without an isolation it calls Foundation (`Thread.isMainThread`). An actor
+        // is compared by identity only: the caller runs on `isolation`, so it is alive, and the observed actor is
+        // the one the caller passed in.
+        var startsOnTarget = false
+        if let executor, subject is any LatestValueNotifiable.Type {
+            switch executor {
+            case .mainActor: startsOnTarget = PlatformIsolation.isMainActor(isolation)
+            case .actor(let actor): startsOnTarget = isolation.map { ObjectIdentifier($0) == actor.id } ?? false
+            case .dispatch, .operation, .task: break
+            }
         }
         withChannel(
             of: ObjectIdentifier(subject),
@@ -186,7 +228,7 @@ final class ObserverRegistry: Sendable {
                 if let latest = channel.latest {
                     let count = channel.cancellations.loadRelaxed()
                     replay = subscription.replay(
-                        latest, filter: senderFilter, onTarget: observesOnMainActor, cancellationsSeen: count)
+                        latest, filter: senderFilter, onTarget: startsOnTarget, cancellationsSeen: count)
                 }
                 sweeps = channel.ownerBoundCount > 0
                 added = subscription

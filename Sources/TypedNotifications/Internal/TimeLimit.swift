@@ -1,8 +1,12 @@
 import Dispatch
 
 /// A wait's time limit, normalised so that every value a caller can pass means something: the one place where a
-/// limit becomes a timer, for ``NotificationSequence/next(where:timeout:)`` (seconds) and the testing kit's waits
-/// (`Duration`).
+/// limit becomes a timer, for ``NotificationSequence/next(where:timeout:)`` and the testing kit's waits.
+///
+/// One kind of limit works in both modules on every supported system: seconds, a `TimeInterval`
+/// (``init(seconds:)``). The testing kit also takes a `Duration` (``init(_:)``) where the system has it (macOS 13,
+/// iOS 16); the library does not, because each `Duration` form of its waits would be one more public entry point, for
+/// what `timeout: 5` already says.
 ///
 /// - At or below zero, and NaN: the limit has passed before the wait begins (``hasPassed``), so the wait takes what is
 ///   already there and never waits. A NaN limit is a computation gone wrong; ending at once makes it visible, where
@@ -39,7 +43,7 @@ package struct TimeLimit: Sendable, Equatable {
     /// Whether the limit has passed before the wait begins: it was zero, negative, NaN or under a nanosecond.
     package var hasPassed: Bool { nanoseconds == 0 }
 
-    /// A limit of `seconds`, as ``NotificationSequence/next(where:timeout:)`` takes it.
+    /// A limit of `seconds`, as ``NotificationSequence/next(where:timeout:)`` and the testing kit's waits take it.
     package init(seconds: Double) {
         // `!(seconds > 0)` is true for NaN as well as for zero and negative limits.
         guard seconds > 0 else {
@@ -53,7 +57,7 @@ package struct TimeLimit: Sendable, Equatable {
         nanoseconds = requested >= longest ? Self.longestNanoseconds : UInt64(requested)
     }
 
-    /// A limit of `duration`, as the testing kit's waits take it.
+    /// A limit of `duration`, as the testing kit's waits also take it.
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     package init(_ duration: Duration) {
         // A negative `Duration` has a negative part (`.milliseconds(-1)` is 0 s and -10^15 attoseconds).
@@ -87,7 +91,8 @@ package struct TimeLimit: Sendable, Equatable {
         if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
             try await Task.sleep(for: .nanoseconds(nanoseconds), clock: .continuous)
         } else {
-            // Not reached by the testing kit, whose limits are `Duration`s, which need the systems above.
+            // A limit in seconds, on a system without `ContinuousClock`: the uptime clock, which stops while the
+            // system sleeps, so the wait may last longer than its limit, never shorter.
             try await Task.sleep(nanoseconds: nanoseconds)
         }
     }

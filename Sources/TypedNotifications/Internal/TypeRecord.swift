@@ -9,6 +9,12 @@ struct TypeRecord {
     /// Whether the type is a ``LatestValueNotifiable`` (see ``ObserverRegistry/keepLatest(_:of:from:in:)``).
     let keepsLatest: Bool
     var channels: [AnyChannel] = []
+    #if DEBUG
+    /// Whether the type's next typed post checks that its two bridging halves agree
+    /// (``NotificationDiagnostics/checkBridging(_:of:name:sender:in:)``): set for a type with a name of its own, and
+    /// cleared by the post that takes the check, so that one post per type makes it and later posts pay nothing.
+    var checksBridging = false
+    #endif
 
     /// The channel of `center`, which the caller holds; never a dead center's at the same address (``CenterIdentity``).
     /// Where identity is not enough, the weak reference is loaded too, only on an identity match: it is then `center`
