@@ -166,8 +166,13 @@ enum PayloadlessValue {
     @usableFromInline
     static func only<Value>(of type: Value.Type) -> Value? {
         guard MemoryLayout<Value>.size == 0 else { return nil }
+        // Safe: an `Any.Type` is a pointer to the type's metadata record, which is never freed, and whose first word
+        // is its kind for every type of size zero (none is a class).
         let kind = unsafeBitCast(type as Any.Type, to: UnsafePointer<UInt>.self).pointee
         guard kind == structKind else { return nil }
+        // Safe because a struct of size zero has no bytes to initialise: a value is no more than its type. A struct
+        // holding an uninhabited (`Never`) property is made too, but only for its mirror to show that property, and
+        // never returned.
         let value = unsafeBitCast((), to: Value.self)
         return Mirror(reflecting: value).children.isEmpty ? value : nil
     }
