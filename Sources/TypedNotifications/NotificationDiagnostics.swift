@@ -176,8 +176,9 @@ public enum NotificationDiagnostics {
                     + "in a center, write post(in: center)"
             case .discardedToken(let fileID, let line):
                 "\(String(reflecting: type)): the token of the observation made at \(fileID):\(line) was released right "
-                    + "after it was made, which ended the observation; keep the token (let token = ...), or observe "
-                    + "with for: an owner"
+                    + "after it was made, before anything was posted, which ended the observation; keep it for as "
+                    + "long as the observation should last (in a property, or a local that lives until the posts), "
+                    + "or observe with for: an owner. A token released that early on purpose can be ignored here"
             case .deinitializingOwner(let fileID, let line):
                 "\(String(reflecting: type)): observed at \(fileID):\(line) for an owner that is being deinitialised, "
                     + "so it never fires"
