@@ -210,3 +210,165 @@ struct RowsDidChange: Notifiable, Equatable {
         #expect(released == nil)
     }
 }
+
+extension CoalescingTests {
+    @Test @MainActor func reCoalescingFromInsideABurstsDeliveryMakesALaterBurstInOrder() async {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let done = Signal()
+        let token = Burst.observe(in: center) { burst in
+            received.append(burst.n)
+            if burst.n == 3 {
+                MainActor.assumeIsolated {
+                    Burst(n: 4).post(in: center, coalescing: .nextTurn)
+                    Burst(n: 5).post(in: center, coalescing: .nextTurn)
+                }
+            }
+            if burst.n == 5 { done.fire() }
+        }
+        for n in 1...3 { Burst(n: n).post(in: center, coalescing: .nextTurn) }
+        await done.wait()
+        #expect(received.values == [3, 5])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test @MainActor func aMergeThatPostsRunsOutsideTheLocksAndItsPostIsDelivered() async {
+        let center = NotificationCenter()
+        let merges = Recorded<Int>()
+        let received = Recorded<Int>()
+        let done = Signal()
+        let tokens = [
+            Burst.observe(in: center) {
+                received.append($0.n)
+                done.fire()
+            },
+            LatestCount.observe(in: center) { merges.append($0.count) },
+        ]
+        let coalescing = NotificationCoalescing<Burst>.nextTurn.merging { earlier, later in
+            LatestCount(count: LockDiscipline.locksHeld).post(in: center)
+            return Burst(n: earlier.n + later.n)
+        }
+        for n in 1...4 { Burst(n: n).post(in: center, coalescing: coalescing) }
+        await done.wait()
+        #expect(received.values == [10])
+        #expect(merges.values == [0, 0, 0])
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func aBurstKeepsItsOtherwiseReleasedCenterAliveUntilDelivered() async {
+        let received = Recorded<Int>()
+        let done = Signal()
+        weak var weakCenter: NotificationCenter?
+        var token: NotificationToken?
+        do {
+            let center = NotificationCenter()
+            weakCenter = center
+            token = Burst.observe(in: center) {
+                received.append($0.n)
+                done.fire()
+            }
+            Burst(n: 1).post(in: center, coalescing: .within(0.01))
+            Burst(n: 2).post(in: center, coalescing: .within(0.01))
+        }
+        await done.wait()
+        #expect(received.values == [2])
+        token = nil
+        _ = token
+        _ = weakCenter
+    }
+
+    @Test func twoTypesSharingANameCoalesceSeparately() async {
+        let center = NotificationCenter()
+        let first = Recorded<Int>()
+        let second = Recorded<Int>()
+        let done = Signal()
+        let both = Counter()
+        let tokens = [
+            Burst.observe(in: center) {
+                first.append($0.n)
+                both.increment()
+                if both.count == 2 { done.fire() }
+            },
+            BurstSharingItsName.observe(in: center) {
+                second.append($0.n)
+                both.increment()
+                if both.count == 2 { done.fire() }
+            },
+        ]
+        Burst(n: 1).post(in: center, coalescing: .within(0.01))
+        BurstSharingItsName(n: 2).post(in: center, coalescing: .within(0.01))
+        Burst(n: 3).post(in: center, coalescing: .within(0.01))
+        await done.wait()
+        #expect(first.values == [3])
+        #expect(second.values == [2])
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func aCoalescedPostFromACancelledTaskIsStillDelivered() async {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let done = Signal()
+        let token = Burst.observe(in: center) {
+            received.append($0.n)
+            done.fire()
+        }
+        let task = Task.detached {
+            withUnsafeCurrentTask { $0?.cancel() }
+            Burst(n: 1).post(in: center, coalescing: .within(0.01))
+        }
+        await task.value
+        await done.wait()
+        #expect(received.values == [1])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func replacedAndMergedBurstPayloadsAreReleasedOutsideThePackagesLocks() async {
+        let locks = Recorded<Int>()
+        let center = NotificationCenter()
+        let done = Signal()
+        let received = Counter()
+        let token = LockCheckedPayloadPosted.observe(in: center) { _ in
+            received.increment()
+            if received.count == 2 { done.fire() }
+        }
+        for n in 0..<10 {
+            LockCheckedPayloadPosted.post(LockCheckedPayload(n, locks), in: center, coalescing: .within(0.01))
+        }
+        let merged = NotificationCoalescing<LockCheckedPayload>.within(0.01).merging { _, later in later }
+        let from = ReusableObject()
+        for n in 10..<20 {
+            LockCheckedPayloadPosted.post(LockCheckedPayload(n, locks), from: from, in: center, coalescing: merged)
+        }
+        await done.wait()
+        // Wait for the bursts to let go of their payloads: their tasks end after delivering.
+        for _ in 0..<10_000 where locks.count < 20 { await Task.yield() }
+        #expect(locks.count == 20)
+        #expect(locks.values.allSatisfy { $0 == 0 })
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func concurrentCoalescedPostsOfManyKeysEachEndInOneDeliveryOfTheirLatest() async {
+        let center = NotificationCenter()
+        let senders = (0..<8).map { _ in ReusableObject() }
+        let lastByIndex = (0..<8).map { _ in Recorded<Int>() }
+        let tokens = senders.enumerated().map { index, sender in
+            Burst.observe(from: sender, in: center) { lastByIndex[index].append($0.n) }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, sender) in senders.enumerated() {
+                group.addTask {
+                    for n in 0..<500 { Burst(n: n).post(from: sender, in: center, coalescing: .within(0.001)) }
+                    _ = index
+                }
+            }
+        }
+        // The last burst of each sender must end with 499.
+        for index in 0..<8 {
+            for _ in 0..<100_000 where lastByIndex[index].values.last != 499 { await Task.yield() }
+            let values = lastByIndex[index].values
+            #expect(values.last == 499)
+            #expect(values == values.sorted())
+        }
+        withExtendedLifetime(tokens) {}
+    }
+}

@@ -164,3 +164,23 @@ import TypedNotificationsTestSupport
         #expect(result.output.contains("Sendable"), "\(result.output)")
     }
 }
+
+extension CompileFailureTests {
+    /// Code that imports the package still names Dispatch's own `main` and `global()` unambiguously.
+    @Test func dispatchsOwnMainAndGlobalStillResolveInCodeThatImportsThePackage() throws {
+        let result = try typeCheck(
+            """
+            import Dispatch
+            import Foundation
+            import TypedNotifications
+
+            struct CounterDidChange: Notifiable { let count: Int }
+            let main: DispatchQueue = .main
+            let global: DispatchQueue = .global()
+            let utility = DispatchQueue.global(qos: .utility)
+            func schedule() { DispatchQueue.main.async {} }
+            let token = CounterDidChange.observe(delivery: .async(on: main)) { _ in }
+            """)
+        #expect(result.status == 0, "\(result.output)")
+    }
+}

@@ -186,3 +186,62 @@ import TypedNotificationsTestSupport
         #expect(model.updates == 1)
     }
 }
+
+extension DeliveryTests {
+    enum Play: Notifiable {
+        typealias Payload = Int
+    }
+
+    // MARK: - Lost wake-ups
+
+    /// "Observers on one queue ... nothing is lost." A drain on an `OperationQueue` is an operation like any other:
+    /// `cancelAllOperations()` (what a screen's queue does when it goes away, or a reset) cancels it before it
+    /// starts, so it never runs; the target still believes a drain is scheduled (`isScheduled`), so no later post
+    /// schedules another, and every later delivery to every observer on that queue (for that center) is lost for
+    /// good. Foundation's own `addObserver(forName:object:queue:using:)` loses only the cancelled posts.
+    @Test func observerOnAnOperationQueueStillReceivesPostsMadeAfterCancelAllOperations() {
+        let center = NotificationCenter()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let received = Recorded<Int>()
+        let token = Play.observe(in: center, delivery: .async(on: queue)) { index in received.append(index) }
+        queue.isSuspended = true
+        Play.post(1, in: center)
+        queue.cancelAllOperations()
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        // Whatever happened to 1, a post made now must arrive: the queue is running and empty.
+        Play.post(2, in: center)
+        // Serial queue: a drain scheduled by the post runs before this barrier finishes.
+        queue.addOperation {}
+        queue.waitUntilAllOperationsAreFinished()
+        #expect(received.values.contains(2), "a post made after cancelAllOperations() never reached the observer")
+        withExtendedLifetime(token) {}
+    }
+
+    // MARK: - The main queue is told by identity
+
+    /// "`DispatchQueue.main` is one target however it is read", and main-queue handlers run on the main thread. On
+    /// Linux the main queue is told by its label, so a queue of the user's that happens to carry the main queue's
+    /// label ("com.apple.main-thread") is taken for the main queue: when it registers first, the shared target drains
+    /// on it, and the handlers of `DispatchQueue.main` observers run on that queue's thread, off the main thread.
+    @Test func aQueueLabelledLikeTheMainQueueIsNotTheMainQueue() async {
+        let center = NotificationCenter()
+        let impostor = DispatchQueue(label: DispatchQueue.main.label)
+        let onImpostor = DispatchSpecificKey<Bool>()
+        impostor.setSpecific(key: onImpostor, value: true)
+        let mainHandlerOnImpostor = Recorded<Bool>()
+        let done = Signal()
+        let tokens = [
+            Play.observe(in: center, delivery: .async(on: impostor)) { _ in },
+            Play.observe(in: center, delivery: .async(on: DispatchQueue.main)) { _ in
+                mainHandlerOnImpostor.append(DispatchQueue.getSpecific(key: onImpostor) == true)
+                done.fire()
+            },
+        ]
+        Play.post(1, in: center)
+        await done.wait()
+        #expect(mainHandlerOnImpostor.values == [false], "a DispatchQueue.main handler ran on another queue")
+        withExtendedLifetime(tokens) {}
+    }
+}

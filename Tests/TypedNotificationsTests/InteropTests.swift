@@ -190,3 +190,237 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(tokens) {}
     }
 }
+
+extension InteropTests {
+    enum Ping: Notifiable {
+        typealias Payload = Void
+    }
+
+    // MARK: - Re-posts are posts
+
+    enum RePost: CaseIterable, CustomTestStringConvertible, Sendable {
+        /// `center.post(notification)`.
+        case verbatim
+        /// `center.post(name:object:userInfo:)` with the same `userInfo`.
+        case sameUserInfo
+
+        var testDescription: String { self == .verbatim ? "post(notification)" : "post(name:object:userInfo:)" }
+    }
+
+    /// A verbatim re-post made while the post is in flight (same sender, same `userInfo`) cannot be told apart from
+    /// the post. The Guarantees article's rule: typed observers receive the payload once more when the later of the
+    /// two reaches the package's Foundation observer, and only the observers active then. A plain observer with an
+    /// object filter (Swift's Foundation calls it before the package's, which observes any object) re-posts
+    /// verbatim, then cancels the typed observation: the later of the two arrives after the cancel, so the observer
+    /// gets the payload once, `[1]`, not `[1, 1]`.
+    @Test(arguments: RePost.allCases)
+    func verbatimRePostReachesTheObserverThatWasActiveWhenItWasMade(rePost: RePost) {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let received = Recorded<Int>()
+        let token = Slot<NotificationToken>()
+        token.set(CounterDidChange.observe(from: sender, in: center) { received.append($0.count) })
+        let rePosted = Counter()
+        let plain = center.addObserver(forName: CounterDidChange.notificationName, object: sender, queue: nil) { note in
+            guard rePosted.count == 0 else { return }
+            rePosted.increment()
+            switch rePost {
+            case .verbatim: center.post(note)
+            case .sameUserInfo: center.post(name: note.name, object: sender, userInfo: note.userInfo)
+            }
+            #expect(received.values == [1], "the earlier of the two is taken for the post")
+            token.value?.cancel()
+        }
+        defer { center.removeObserver(plain) }
+        CounterDidChange(count: 1).post(from: sender, in: center)
+        #expect(received.values == [1], "the later of the two arrived after the cancel")
+    }
+
+    /// The same rule when the plain observer re-posts verbatim, then observes typed: the later of the two (the post
+    /// itself, here) is delivered as the re-post, to the observers active then, the new one included.
+    @Test(arguments: RePost.allCases)
+    func observerAddedAfterAVerbatimRePostReturnedGetsNeitherPost(rePost: RePost) {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let original = Recorded<Int>()
+        let late = Recorded<Int>()
+        let lateToken = Slot<NotificationToken>()
+        let rePosted = Counter()
+        let token = CounterDidChange.observe(from: sender, in: center) { original.append($0.count) }
+        let plain = center.addObserver(forName: CounterDidChange.notificationName, object: sender, queue: nil) { note in
+            guard rePosted.count == 0 else { return }
+            rePosted.increment()
+            switch rePost {
+            case .verbatim: center.post(note)
+            case .sameUserInfo: center.post(name: note.name, object: sender, userInfo: note.userInfo)
+            }
+            lateToken.set(CounterDidChange.observe(from: sender, in: center) { late.append($0.count) })
+        }
+        defer { center.removeObserver(plain) }
+        CounterDidChange(count: 1).post(from: sender, in: center)
+        #expect(original.values == [1, 1])
+        #expect(late.values == [1], "the later of the two reaches the observers active then")
+        withExtendedLifetime(token) {}
+        lateToken.set(nil)
+    }
+
+    /// The same with a payload-less type, whose typed posts carry no `userInfo`: any plain post of the name from the
+    /// same sender without `userInfo` is a verbatim re-post. A plain observer that posts it again and then cancels:
+    /// the later of the two arrives after the cancel, so the typed observer is called once.
+    @Test func plainPostOfAPayloadlessTypeFromTheSameSenderReachesTheObserverActiveWhenItWasMade() {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let received = Counter()
+        let token = Slot<NotificationToken>()
+        token.set(Ping.observe(from: sender, in: center) { received.increment() })
+        let rePosted = Counter()
+        let plain = center.addObserver(forName: Ping.notificationName, object: sender, queue: nil) { _ in
+            guard rePosted.count == 0 else { return }
+            rePosted.increment()
+            center.post(name: Ping.notificationName, object: sender)
+            token.value?.cancel()
+        }
+        defer { center.removeObserver(plain) }
+        Ping.post((), from: sender, in: center)
+        #expect(received.count == 1)
+    }
+
+    // MARK: - Typed posts recognised by their userInfo
+
+    /// A type whose custom `userInfo(for:)` writes nothing for `false` (an empty dictionary, which every empty
+    /// dictionary shares its storage with) and whose decoder reads a missing key as `false`.
+    enum Flag: Notifiable {
+        typealias Payload = Bool
+
+        static func userInfo(for payload: Bool) -> [AnyHashable: Any]? {
+            payload ? ["on": true] : [:]
+        }
+
+        static func payload(from notification: Notification) throws -> Bool {
+            notification.userInfo?["on"] as? Bool ?? false
+        }
+    }
+
+    /// "Exactly once": a typed post whose `userInfo` is empty reaches its typed observer once.
+    @Test(arguments: [false, true])
+    func typedPostWithAnEmptyUserInfoReachesItsObserverOnce(payload: Bool) {
+        let center = NotificationCenter()
+        let received = Recorded<Bool>()
+        let token = Flag.observe(in: center) { received.append($0) }
+        Flag.post(payload, in: center)
+        #expect(received.values == [payload])
+        withExtendedLifetime(token) {}
+    }
+
+    /// A plain observer that makes a typed post of the same type, from the same sender, with an empty `userInfo`
+    /// (one storage for all), from inside the delivery of a typed post with an empty `userInfo`: each post reaches
+    /// the typed observer once.
+    @Test func nestedTypedPostWithAnEmptyUserInfoFromAPlainObserverReachesTheObserverOnce() {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let received = Recorded<Bool>()
+        let token = Flag.observe(from: sender, in: center) { received.append($0) }
+        let nested = Counter()
+        let plain = center.addObserver(forName: Flag.notificationName, object: sender, queue: nil) { _ in
+            guard nested.count == 0 else { return }
+            nested.increment()
+            Flag.post(false, from: sender, in: center)
+        }
+        defer { center.removeObserver(plain) }
+        Flag.post(false, from: sender, in: center)
+        #expect(received.values == [false, false])
+        withExtendedLifetime(token) {}
+    }
+}
+
+extension InteropTests {
+    /// Typed and plain posts of the name from several threads: every one reaches each async observer (plain, and
+    /// owner-bound) exactly once, each source in order; plain observers see every post once too.
+    @Test func plainAndTypedPostsReachAsyncObserversExactlyOnce() async {
+        let center = NotificationCenter()
+        let perThread = 250
+        let threads = 4
+        let total = threads * perThread
+        let owner = DeinitReportingOwner()
+        let seen = (0..<2).map { _ in Recorded<Int>() }
+        let tallies = (0..<2).map { _ in CountdownTally(total) }
+        let overlaps = (0..<2).map { _ in AsyncHandlerTests.Overlap() }
+        let plainSeen = Counter()
+        let token = NumberPosted.observe(in: center) { value async in
+            overlaps[0].enter()
+            seen[0].append(value)
+            if value % 11 == 0 { await Task.yield() }
+            overlaps[0].leave()
+            tallies[0].bump()
+        }
+        NumberPosted.observe(for: owner, in: center) { _, value async in
+            overlaps[1].enter()
+            seen[1].append(value)
+            overlaps[1].leave()
+            tallies[1].bump()
+        }
+        let plain = center.addObserver(forName: NumberPosted.notificationName, object: nil, queue: nil) { _ in
+            plainSeen.increment()
+        }
+        await onThreads(threads) { thread in
+            for index in 0..<perThread {
+                let value = thread * 1_000_000 + index
+                // Threads 0 and 1 post typed; 2 and 3 plain; every third post switches.
+                if (thread < 2) != (index % 3 == 0) {
+                    NumberPosted.post(value, in: center)
+                } else {
+                    center.post(
+                        name: NumberPosted.notificationName, object: nil, userInfo: NumberPosted.userInfo(for: value))
+                }
+            }
+        }
+        for observer in 0..<2 {
+            await waitOrRecordTimeout(tallies[observer].reached, "observer \(observer)")
+            let values = seen[observer].values
+            #expect(values.count == total, "observer \(observer): \(values.count) of \(total)")
+            #expect(Set(values).count == values.count, "observer \(observer): a post was delivered twice")
+            for thread in 0..<threads {
+                expectSourceInOrder(
+                    values, source: thread, expected: (0..<perThread).map { thread * 1_000_000 + $0 },
+                    "observer \(observer)")
+            }
+            #expect(!overlaps[observer].everOverlapped)
+        }
+        #expect(plainSeen.value == total)
+        center.removeObserver(plain)
+        withExtendedLifetime((token, owner)) {}
+    }
+
+    /// A typed post made from inside a plain observer's block during another typed post, and a plain post made from
+    /// inside a posting-thread typed observer: each reaches the async observer once.
+    @Test func nestedTypedAndPlainPostsReachAnAsyncObserverOnce() async {
+        let center = NotificationCenter()
+        let seen = Recorded<Int>()
+        let done = CountdownTally(4)
+        let sentinel = CountdownTally(1)
+        let token = NumberPosted.observe(in: center) { value async in
+            seen.append(value)
+            if value == 5 { sentinel.bump() } else { done.bump() }
+        }
+        let immediate = NumberPosted.observe(in: center) { value in
+            if value == 1 {
+                center.post(name: NumberPosted.notificationName, object: nil, userInfo: NumberPosted.userInfo(for: 2))
+            }
+        }
+        let plain = center.addObserver(forName: NumberPosted.notificationName, object: nil, queue: nil) {
+            notification in
+            if let value = try? NumberPosted.payload(from: notification), value == 3 {
+                NumberPosted.post(4, in: center)
+            }
+        }
+        NumberPosted.post(1, in: center)
+        NumberPosted.post(3, in: center)
+        await waitOrRecordTimeout(done.reached, "four deliveries")
+        // A sentinel, queued behind anything queued twice: nothing else arrives before it.
+        NumberPosted.post(5, in: center)
+        await waitOrRecordTimeout(sentinel.reached, "the sentinel")
+        #expect(seen.values.sorted() == [1, 2, 3, 4, 5], "\(seen.values)")
+        center.removeObserver(plain)
+        withExtendedLifetime((token, immediate)) {}
+    }
+}

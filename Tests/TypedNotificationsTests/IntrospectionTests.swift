@@ -139,3 +139,35 @@ import TypedNotificationsTestSupport
         #expect(results.sorted() == [101, 202, 303, 404])
     }
 }
+
+extension IntrospectionTests {
+    /// Async observations are listed as `.async`, with their sender filter, owner binding and call site; they leave
+    /// the list when cancelled, released or their owner dies.
+    @Test func typedObservationsListAsyncObservations() {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let ownerSlot = Slot<DeinitReportingOwner>()
+        ownerSlot.set(DeinitReportingOwner())
+        let line = #line
+        var plain: NotificationToken? = NumberPosted.observe(in: center) { _ async in }
+        let filtered = NumberPosted.observe(from: sender, in: center) { _ async in }
+        NumberPosted.observe(for: ownerSlot.value!, from: sender, in: center) { _, _ async in }
+        let immediate = NumberPosted.observe(in: center) { _ in }
+        let listed = center.typedObservations
+        #expect(listed.map(\.delivery) == [.async, .async, .async, .immediate])
+        #expect(listed.map(\.filtersBySender) == [false, true, true, false])
+        #expect(listed.map(\.isOwnerBound) == [false, false, true, false])
+        #expect(listed.map(\.line) == [line + 1, line + 2, line + 3, line + 4])
+        #expect(listed.allSatisfy { $0.fileID == #fileID && $0.name == NumberPosted.notificationName })
+        ownerSlot.set(nil)
+        #expect(center.typedObservations.map(\.delivery) == [.async, .async, .immediate])
+        filtered.cancel()
+        #expect(center.typedObservations.map(\.delivery) == [.async, .immediate])
+        withExtendedLifetime(plain) {}
+        plain = nil
+        #expect(center.typedObservations.map(\.delivery) == [.immediate])
+        // Activity, so that the debug build does not take `immediate` for a discarded token.
+        NumberPosted.post(0, in: center)
+        withExtendedLifetime(immediate) {}
+    }
+}

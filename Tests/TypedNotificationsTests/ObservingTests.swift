@@ -113,15 +113,15 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(token) {}
     }
 
-    @Test func centerSpellingObservesTheSameAsTheTypeSpelling() {
+    @Test func twoObserversOfOneTypeAreBothCalledInTheOrderTheyWereMade() {
         let center = NotificationCenter()
         let calls = Recorded<String>()
         let tokens = [
-            CounterDidChange.observe(in: center) { _ in calls.append("center") },
-            CounterDidChange.observe(in: center) { _ in calls.append("type") },
+            CounterDidChange.observe(in: center) { _ in calls.append("first") },
+            CounterDidChange.observe(in: center) { _ in calls.append("second") },
         ]
         CounterDidChange(count: 1).post(in: center)
-        #expect(calls.values == ["center", "type"])
+        #expect(calls.values == ["first", "second"])
         withExtendedLifetime(tokens) {}
     }
 

@@ -172,3 +172,123 @@ extension PendingWorkLifetimeTests {
         withExtendedLifetime(token) {}
     }
 }
+
+extension PendingWorkLifetimeTests {
+    // MARK: - Cancelling drops queued deliveries
+
+    final class HeldObject: Sendable {}
+
+    /// "Cancelling drops the deliveries still queued", and "However observations end, the package ... frees their
+    /// handlers". With the queue busy, a cancelled (and released) queue observer once kept its queued payloads, their
+    /// sender and its handler (with whatever it captured) alive until the queue got round to skipping them, where an
+    /// `async` observer's mailbox dropped them at once.
+    @Test func cancellingAQueueObserverReleasesWhatItsQueuedDeliveriesHold() {
+        let center = NotificationCenter()
+        let (queue, release) = busyQueue()
+        weak var weakPayload: HeldObject?
+        weak var weakSender: Sender?
+        weak var weakCaptured: HeldObject?
+        do {
+            let captured = HeldObject()
+            weakCaptured = captured
+            let token = Box<HeldObject>.observe(in: center, delivery: .async(on: queue)) { _, _ in
+                withExtendedLifetime(captured) {}
+            }
+            let payload = HeldObject()
+            let sender = Sender()
+            weakPayload = payload
+            weakSender = sender
+            Box(value: payload).post(from: sender, in: center)
+            token.cancel()
+        }
+        #expect(weakPayload == nil, "a cancelled observer's queued payload is still held")
+        #expect(weakSender == nil, "a cancelled observer's queued sender is still held")
+        #expect(weakCaptured == nil, "a cancelled observer's handler is still held")
+        release.signal()
+        queue.sync {}
+        #expect(weakPayload == nil && weakSender == nil && weakCaptured == nil)
+    }
+}
+
+extension PendingWorkLifetimeTests {
+    enum Play: Notifiable {
+        typealias Payload = Int
+    }
+
+    // MARK: - Cancelled observers hold nothing
+
+    /// "Cancelling drops the deliveries still queued" (and the first review's fix: a cancelled queue observer's
+    /// payloads, sender and handler are released at once). An observer that runs on the posting thread and is
+    /// registered first cancels a queue observer during the post; the post then reaches the queue observer's target,
+    /// which once queued a delivery for it anyway, after `cancel()` returned, so that the payload, the sender and the
+    /// cancelled handler with what it captured stayed alive until the queue got round to skipping the entry.
+    @Test func observerCancelledEarlierInThePostGetsNothingQueuedThatHoldsItsPayload() {
+        let center = NotificationCenter()
+        let (queue, release) = busyQueue()
+        weak var weakPayload: HeldObject?
+        weak var weakSender: Sender?
+        weak var weakCaptured: HeldObject?
+        let queued = Slot<NotificationToken>()
+        let canceller = Box<HeldObject>.observe(in: center) { _ in
+            queued.value?.cancel()
+            queued.set(nil)
+        }
+        do {
+            let captured = HeldObject()
+            weakCaptured = captured
+            queued.set(
+                Box<HeldObject>.observe(in: center, delivery: .async(on: queue)) { _, _ in
+                    withExtendedLifetime(captured) {}
+                })
+            let payload = HeldObject()
+            let sender = Sender()
+            weakPayload = payload
+            weakSender = sender
+            Box(value: payload).post(from: sender, in: center)
+        }
+        #expect(weakPayload == nil, "a payload was queued for an observer cancelled earlier in the post")
+        #expect(weakSender == nil, "a sender was queued for an observer cancelled earlier in the post")
+        #expect(weakCaptured == nil, "the cancelled observer's handler is held by a queued entry")
+        release.signal()
+        queue.sync {}
+        #expect(weakPayload == nil && weakSender == nil && weakCaptured == nil)
+        withExtendedLifetime(canceller) {}
+    }
+
+    // MARK: - Centers that die with deliveries queued
+
+    /// "When a center is deallocated, Foundation releases the package's Foundation observers, and the package then
+    /// drops their channels ... and releases their handlers." Deliveries queued for the main actor's observers of a
+    /// center that dies before the main actor runs them must be dropped (not run for a dead center) and must not
+    /// crash; another center's queued deliveries, queued after them, still arrive.
+    @Test @MainActor func deliveriesQueuedForADeadCentersMainActorObserversAreDropped() async {
+        let ran = Recorded<Int>()
+        let other = NotificationCenter()
+        let done = Signal()
+        let otherToken = Play.observeOnMainActor(in: other) { _ in done.fire() }
+        var token: NotificationToken?
+        weak var dead: NotificationCenter?
+        do {
+            let center = NotificationCenter()
+            dead = center
+            token = Play.observeOnMainActor(in: center) { index in
+                ran.append(index)
+            }
+            // Held weakly by the thread, so that the center goes with this scope, whenever the thread object does.
+            let posts: @Sendable () -> Void = { [weak center] in
+                guard let center else { return }
+                for index in 1...100 { Play.post(index, in: center) }
+            }
+            #expect(runOnAnotherThreadAndWait(posts))
+        }
+        #expect(dead == nil, "the center is deallocated with its queued deliveries still waiting")
+        // The token still holds its subscription, and with it the handler, as after `cancel()`; only the queue is
+        // checked here.
+        #expect(runOnAnotherThreadAndWait { Play.post(0, in: other) })
+        await done.wait()
+        #expect(ran.values.isEmpty, "handlers ran for a dead center's queued deliveries")
+        token?.cancel()
+        token = nil
+        withExtendedLifetime(otherToken) {}
+    }
+}

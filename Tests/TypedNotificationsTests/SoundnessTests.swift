@@ -433,3 +433,48 @@ actor Gate {
         waiters = []
     }
 }
+
+extension SoundnessTests {
+    enum Play: Notifiable {
+        typealias Payload = Int
+    }
+
+    // MARK: - Owners are loaded where they may die
+
+    @MainActor final class MainQueueViewModel: Sendable {
+        var seen: [Int] = []
+    }
+
+    /// A view model that observes with `delivery: .async(on: .main)` (the spelling that code migrating from
+    /// `queue: .main` uses) is loaded by the package on whatever thread registers another observer of the type (the
+    /// registration sweeps for dead owners), so the package can become the last holder of a main-actor object on a
+    /// background thread, which the Guarantees article rules out for main-actor observations.
+    @Test @MainActor func mainQueueOwnerIsNeverLoadedOffTheMainThread() async {
+        let center = NotificationCenter()
+        let model = MainQueueViewModel()
+        let done = Signal()
+        Play.observe(for: model, in: center, delivery: .async(on: DispatchQueue.main)) { model, index in
+            MainActor.assumeIsolated { model.seen.append(index) }
+            if index == 1 { done.fire() }
+        }
+        // Loads on the background thread below; not `Thread.isMainThread`, since on Linux the main queue may be
+        // served by another thread.
+        let loadsOffMain = Counter()
+        let background = Slot<ObjectIdentifier>()
+        TestHooks.onOwnerLoad(of: model) { _ in
+            if background.value == ObjectIdentifier(Thread.current) { loadsOffMain.increment() }
+        }
+        defer { TestHooks.removeOwnerLoadHook(for: ObjectIdentifier(model)) }
+        #expect(
+            runOnAnotherThreadAndWait {
+                background.set(ObjectIdentifier(Thread.current))
+                withExtendedLifetime(Play.observe(in: center) { _ in }) {}
+                _ = center.typedObservations
+                Play.post(1, in: center)
+                background.set(nil)
+            })
+        await done.wait()
+        #expect(model.seen == [1])
+        #expect(loadsOffMain.count == 0, "a main-queue owner was loaded off the main thread")
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import TypedNotificationsTestSupport
+
+@testable import TypedNotifications
+
+/// The first use of a type (its record, its derived or custom name) races posts and observations on other threads.
+@Suite struct FirstUseOfATypeTests {
+    /// The first post of a fresh type races its first observations on several threads, for many fresh types: each
+    /// observer receives its own thread's post made after it observed, no value twice, and the final post once; the
+    /// type ends with one channel on the center, and the name is the derived one.
+    @Test func firstPostRacesFirstObserveOnFreshTypes() async {
+        let seed = announcedSeed("first use", test: "firstPostRacesFirstObserveOnFreshTypes")
+        struct Race: FreshTagVisitor {
+            let seed: UInt64
+            let round: Int
+            func visit<Tag>(_: Tag.Type) async {
+                typealias Event = FreshNumber<Tag>
+                let center = NotificationCenter()
+                let observers = 3
+                let received = (0..<observers).map { _ in Recorded<Int>() }
+                let tokens = Protected<[NotificationToken]>([])
+                await onThreads(6) { index in
+                    var random = SplitMix64(seed: SplitMix64.derivedSeed(seed, index: round * 16 + index))
+                    busyWait(random.below(2_000))
+                    if index < observers {
+                        let token = Event.observe(in: center) { received[index].append($0) }
+                        tokens.withLock { $0.append(token) }
+                        Event.post(1_000 + index, in: center)
+                    } else {
+                        Event.post(index, in: center)
+                        _ = Event.notificationName
+                    }
+                }
+                Event.post(-1, in: center)
+                for index in 0..<observers {
+                    let values = received[index].values
+                    #expect(values.contains(1_000 + index), "observer \(index) missed its own post, seed \(seed)")
+                    #expect(Set(values).count == values.count, "observer \(index) got a value twice: \(values)")
+                    #expect(values.filter { $0 == -1 }.count == 1, "observer \(index) final post: \(values)")
+                }
+                #expect(ObserverRegistry.shared.channelCount(of: Event.self) == 1)
+                #expect(center.typedObservations.count == observers)
+                #expect(Event.notificationName.rawValue == expectedDerivedName(Event.self))
+                tokens.set([])
+                #expect(ObserverRegistry.shared.channelCount(of: Event.self) == 0)
+                #expect(center.typedObservations.isEmpty)
+            }
+        }
+        for round in 0..<40 { await withFreshTag(Race(seed: seed, round: round)) }
+    }
+
+    /// A custom `notificationName` that posts and observes another (fresh) type and reads a third one's derived name,
+    /// read for the first time by several threads at once that post and observe: one name, every delivery once.
+    @Test func customNameThatPostsAndObservesRacesFirstUse() async {
+        let seed = announcedSeed("custom name", test: "customNameThatPostsAndObservesRacesFirstUse")
+        struct Race: FreshTagVisitor {
+            let seed: UInt64
+            let round: Int
+            func visit<Tag>(_: Tag.Type) async {
+                typealias Event = SideEffectNamed<Tag>
+                let center = NotificationCenter()
+                let names = Recorded<String>()
+                let received = (0..<2).map { _ in Recorded<Int>() }
+                let tokens = Protected<[NotificationToken]>([])
+                await onThreads(4) { index in
+                    var random = SplitMix64(seed: SplitMix64.derivedSeed(seed, index: round * 8 + index))
+                    busyWait(random.below(2_000))
+                    switch index {
+                    case 0, 1:
+                        let token = Event.observe(in: center) { received[index].append($0) }
+                        tokens.withLock { $0.append(token) }
+                        Event.post(10 + index, in: center)
+                    case 2: Event.post(2, in: center)
+                    default: names.append(Event.notificationName.rawValue)
+                    }
+                }
+                names.append(Event.notificationName.rawValue)
+                let expected = "FirstUse.custom." + expectedDerivedName(FreshNumber<Tag>.self)
+                #expect(names.values.allSatisfy { $0 == expected }, "\(names.values) seed \(seed)")
+                // A plain post under the custom name reaches both typed observers, once each.
+                center.post(
+                    name: Notification.Name(expected), object: nil, userInfo: [Notification.typedPayloadKey: -1])
+                for index in 0..<2 {
+                    let values = received[index].values
+                    #expect(values.contains(10 + index), "observer \(index) missed its own post, seed \(seed)")
+                    #expect(Set(values).count == values.count, "observer \(index): \(values)")
+                    #expect(values.filter { $0 == -1 }.count == 1, "observer \(index) plain post: \(values)")
+                }
+                #expect(ObserverRegistry.shared.channelCount(of: Event.self) == 1)
+                tokens.set([])
+                #expect(ObserverRegistry.shared.channelCount(of: Event.self) == 0)
+            }
+        }
+        for round in 0..<20 { await withFreshTag(Race(seed: seed, round: round)) }
+    }
+
+    /// Many threads read the derived name of fresh types while others post, observe and cancel them: every read is the
+    /// same derived name, and the type's channel goes with its last observer.
+    @Test func derivedNameReadsRacePostsAndObservations() async {
+        let seed = announcedSeed("name reads", test: "derivedNameReadsRacePostsAndObservations")
+        struct Race: FreshTagVisitor {
+            let seed: UInt64
+            let round: Int
+            func visit<Tag>(_: Tag.Type) async {
+                typealias Event = FreshNumber<Tag>
+                typealias Latest = FreshLatestNumber<Tag>
+                let center = NotificationCenter()
+                let names = Recorded<Notification.Name>()
+                let calls = Counter()
+                await onThreads(6) { index in
+                    var random = SplitMix64(seed: SplitMix64.derivedSeed(seed, index: round * 8 + index))
+                    for step in 0..<60 {
+                        busyWait(random.below(200))
+                        switch index % 3 {
+                        case 0:
+                            names.append(Event.notificationName)
+                            names.append(Latest.notificationName)
+                        case 1:
+                            Event.post(step, in: center)
+                            Latest.post(step, in: center)
+                        default:
+                            let token = Event.observe(in: center) { _ in calls.increment() }
+                            let latest = Latest.observe(in: center) { _ in calls.increment() }
+                            if random.chance(50) { token.cancel() }
+                            latest.cancel()
+                            token.cancel()
+                        }
+                    }
+                }
+                #expect(
+                    names.values.allSatisfy {
+                        $0.rawValue == expectedDerivedName(Event.self)
+                            || $0.rawValue == expectedDerivedName(Latest.self)
+                    }, "seed \(seed)")
+                #expect(names.values.filter { $0.rawValue == expectedDerivedName(Event.self) }.count == 120)
+                #expect(ObserverRegistry.shared.channelCount(of: Event.self) == 0, "seed \(seed)")
+                // A latest-value type keeps its channel while its center lives.
+                #expect(ObserverRegistry.shared.channelCount(of: Latest.self) == 1, "seed \(seed)")
+                #expect(Latest.latest(in: center) == 59)
+                #expect(center.typedObservations.isEmpty)
+            }
+        }
+        for round in 0..<10 { await withFreshTag(Race(seed: seed, round: round)) }
+    }
+}
