@@ -112,7 +112,7 @@ extension Notifiable {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Sender?, Payload) -> Void
     ) -> NotificationToken {
-        let handler: Handler<Payload> = .payloadAndSender { payload, sender in handler(sender as? Sender, payload) }
+        let handler: Handler<Payload> = .call({ payload, sender, _ in handler(sender as? Sender, payload) }, takesSender: true)
         return NotificationToken(
             center.register(
                 Self.self, sender: sender, on: delivery.executor, handler: handler, condition: condition?.accepts,
@@ -171,9 +171,11 @@ extension Notifiable {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, Payload) -> Void
     ) -> OwnerBoundObservation {
-        let handler: Handler<Payload> = .payload { [weak owner] payload in
-            if let owner { handler(owner, payload) }
-        }
+        // The owner is loaded once per delivery, by the checks before the handler, and handed to it.
+        let handler: Handler<Payload> = .call(
+            { payload, _, owner in
+                if let owner { handler(unsafeDowncast(owner, to: Owner.self), payload) }
+            }, takesSender: false)
         return OwnerBoundObservation(
             center.register(
                 Self.self, sender: sender, owner: owner, on: delivery.executor, handler: handler,
@@ -253,8 +255,10 @@ extension NotificationCenter {
     ) -> NotificationToken {
         NotificationToken(
             register(
-                subject, sender: nil, on: nil, handler: .everyPost(handler),
-                site: ObservationSite(fileID: file, line: line))
+                subject, sender: nil, on: nil,
+                handler: .call({ payload, sender, _ in handler(.success(payload), sender) }, takesSender: true),
+                site: ObservationSite(fileID: file, line: line),
+                onDecodingFailure: { error, sender in handler(.failure(error), sender) })
         )
     }
 
@@ -284,6 +288,7 @@ extension NotificationCenter {
         kind: TypedObservation.Delivery? = nil,
         onEnd: (@Sendable () -> Void)? = nil,
         bufferUnderLock: (@Sendable (Event.Payload) -> Void)? = nil,
+        onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)? = nil,
         isolation: (any Actor)? = nil
     ) -> Subscription<Event> {
         // Mistakes that compile and never fire (a center as the sender filter, an owner in its `deinit`, a subclass
@@ -305,7 +310,8 @@ extension NotificationCenter {
                 site: site,
                 kind: kind ?? TypedObservation.Delivery(executor),
                 onEnd: onEnd,
-                bufferUnderLock: bufferUnderLock
+                bufferUnderLock: bufferUnderLock,
+                onDecodingFailure: onDecodingFailure
             )
         }
     }

@@ -43,7 +43,7 @@ extension Notifiable {
     ) -> NotificationToken {
         return NotificationToken(
             center.register(
-                Self.self, sender: sender, on: .task, handler: .async(handler), condition: condition?.accepts,
+                Self.self, sender: sender, on: .task, handler: .async { payload, _ in await handler(payload) }, condition: condition?.accepts,
                 site: ObservationSite(fileID: file, line: line)),
             site: ObservationSite(fileID: file, line: line)
         )
@@ -97,9 +97,10 @@ extension Notifiable {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, Payload) async -> Void
     ) -> OwnerBoundObservation {
-        let body: @Sendable (Payload) async -> Void = { [weak owner] payload in
+        // The owner is loaded once per delivery, by the checks before the handler, and handed to it.
+        let body: @Sendable (Payload, AnyObject?) async -> Void = { payload, owner in
             guard let owner else { return }
-            await handler(owner, payload)
+            await handler(unsafeDowncast(owner, to: Owner.self), payload)
         }
         return OwnerBoundObservation(
             center.register(

@@ -121,14 +121,14 @@ extension Notifiable {
         isolation: isolated (any Actor)? = #isolation,
         _ handler: @escaping @MainActor @Sendable (Owner, Payload) -> Void
     ) -> OwnerBoundObservation {
-        // The owner is loaded on the main actor only (see `AnySubscription`).
-        let body: @MainActor @Sendable (Payload) -> Void = { [weak owner] payload in
-            if let owner { handler(owner, payload) }
+        // The owner is loaded once per delivery, on the main actor only (see `AnySubscription`), and handed over.
+        let body: @MainActor @Sendable (Payload, AnyObject?) -> Void = { payload, owner in
+            if let owner { handler(unsafeDowncast(owner, to: Owner.self), payload) }
         }
         return OwnerBoundObservation(
             center.register(
                 Self.self, sender: sender, owner: owner, on: .mainActor,
-                handler: .payload(PlatformIsolation.onMainActor(body)), condition: condition?.accepts,
+                handler: .call(PlatformIsolation.onMainActor(body), takesSender: false), condition: condition?.accepts,
                 site: ObservationSite(fileID: file, line: line), isolation: isolation)
         )
     }
@@ -190,9 +190,12 @@ extension Notifiable {
                 owner: actor,
                 // The main actor is one target, whichever way it is observed.
                 on: actor === MainActor.shared ? .mainActor : .actor(WeakActor(actor)),
-                handler: .payload { [weak actor] payload in
-                    actor?.assumeIsolated { actor in handler(actor, payload) }
-                },
+                // The actor is loaded once per delivery, by the checks before the handler, and handed to it.
+                handler: .call(
+                    { payload, _, owner in
+                        guard let owner else { return }
+                        unsafeDowncast(owner, to: Isolation.self).assumeIsolated { actor in handler(actor, payload) }
+                    }, takesSender: false),
                 condition: condition?.accepts,
                 site: ObservationSite(fileID: file, line: line),
                 isolation: isolation

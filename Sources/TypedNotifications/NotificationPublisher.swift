@@ -1,10 +1,11 @@
 // A typed Combine publisher, where Combine exists.
 //
-// Built only on the library's public API and one SPI (`subscribeForPublisher(_:from:file:line:_:)`, an `observe` that
-// `typedObservations` lists as a publisher's), so that this same file compiles outside the library: `IntegrationTests/Combine` compiles it, through a symbolic link,
-// against OpenCombine with `TYPED_NOTIFICATIONS_OPENCOMBINE` defined, and tests it on Linux. Inside the library the
-// module's internal names are in scope too (it has an internal `Subscription` class, for one): this file names
-// Combine's `Subscription` protocol only through `CombineSubscription` below, and uses nothing internal.
+// Built only on the library's public API and one SPI, `subscribeForPublisher(_:from:file:line:_:)` (an observation
+// that `typedObservations` lists as a publisher's), so that this same file compiles outside the library:
+// `IntegrationTests/Combine` compiles it, through a symbolic link, against OpenCombine with
+// `TYPED_NOTIFICATIONS_OPENCOMBINE` defined, and tests it on Linux. Inside the library the module's internal names
+// are in scope too (it has an internal `Subscription` class, for one): this file names Combine's `Subscription`
+// protocol only through `CombineSubscription` below, and uses nothing internal.
 #if TYPED_NOTIFICATIONS_OPENCOMBINE
 public import OpenCombine
 @_spi(Publisher) public import TypedNotifications
@@ -174,8 +175,8 @@ extension Notifiable {
 /// A publisher's sender filter, holding the sender weakly.
 ///
 /// `@unchecked Sendable` because the sender's type need not be `Sendable`: the sender is never used here, only handed
-/// to `observe(_:from:_:)`, which compares it by identity. The weak reference is written once, in `init`, and a weak
-/// reference is safe to read from any thread.
+/// to `subscribeForPublisher(_:from:file:line:_:)`, which compares it by identity. The weak reference is written
+/// once, in `init`, and a weak reference is safe to read from any thread.
 private final class SenderFilter<Sender: AnyObject>: @unchecked Sendable {
     enum Filter {
         case everySender
@@ -217,14 +218,14 @@ private final class NotificationConduit<Payload: Sendable>: CombineSubscription,
         var downstream: Downstream?
         var token: NotificationToken?
         var demand = Subscribers.Demand.none
-        var buffer = PayloadQueue<Payload>()
+        var buffer = FIFO<Payload>()
         /// Whether a thread is delivering to the subscriber; others then only buffer or add demand, and that thread
         /// delivers what they leave.
         var isDelivering = false
 
         /// Takes the next payload to deliver, with the subscriber; when there is none, the delivering thread stops.
         mutating func next() -> (Payload, Downstream)? {
-            guard let downstream, demand > 0, let payload = buffer.dequeue() else {
+            guard let downstream, demand > 0, let payload = buffer.take() else {
                 isDelivering = false
                 return nil
             }
@@ -255,7 +256,7 @@ private final class NotificationConduit<Payload: Sendable>: CombineSubscription,
         let first: (Payload, Downstream)? = lock.withLock {
             guard let downstream = state.downstream else { return nil }
             guard !state.isDelivering, state.demand > 0 else {
-                state.buffer.enqueue(payload)
+                state.buffer.append(payload)
                 return nil
             }
             // Not delivering and demand left: the buffer is empty, so this payload is next.
@@ -282,7 +283,7 @@ private final class NotificationConduit<Payload: Sendable>: CombineSubscription,
             defer {
                 state.token = nil
                 state.downstream = nil
-                state.buffer = PayloadQueue()
+                state.buffer = FIFO()
             }
             return (state.token, state.downstream, state.buffer)
         }
@@ -302,26 +303,6 @@ private final class NotificationConduit<Payload: Sendable>: CombineSubscription,
                 return state.next()
             }
         }
-    }
-}
-
-/// A first-in, first-out queue of payloads with amortised O(1) operations: payloads are added to `back` and taken
-/// from the end of `front`, which is `back` reversed whenever `front` runs out.
-private struct PayloadQueue<Payload> {
-    private var front: [Payload] = []
-    private var back: [Payload] = []
-
-    mutating func enqueue(_ payload: Payload) {
-        back.append(payload)
-    }
-
-    mutating func dequeue() -> Payload? {
-        if front.isEmpty {
-            guard !back.isEmpty else { return nil }
-            swap(&front, &back)
-            front.reverse()
-        }
-        return front.popLast()
     }
 }
 

@@ -125,11 +125,11 @@ import TypedNotificationsTestSupport
         let center = NotificationCenter()
         func site(_ line: UInt = #line) -> ObservationSite { ObservationSite(fileID: #fileID, line: line) }
         let firstAsync = center.register(
-            NumberPosted.self, sender: nil, on: .task, handler: .async { _ in }, site: site())
+            NumberPosted.self, sender: nil, on: .task, handler: .async { _, _ in }, site: site())
         let main = center.register(
             NumberPosted.self, sender: nil, on: .mainActor, handler: .payload { _ in }, site: site())
         let secondAsync = center.register(
-            NumberPosted.self, sender: nil, on: .task, handler: .async { _ in }, site: site())
+            NumberPosted.self, sender: nil, on: .task, handler: .async { _, _ in }, site: site())
         #expect(main.target != nil && firstAsync.target != nil && secondAsync.target != nil)
         #expect(firstAsync.target !== main.target, "an async observer was merged into the main actor's target")
         #expect(secondAsync.target !== main.target, "an async observer was merged into the main actor's target")
@@ -142,7 +142,7 @@ import TypedNotificationsTestSupport
         #expect(mainAgain.target === main.target, "cancelling async observers dropped the main actor's target entry")
         // And on another type of the same center (targets are per center, not per type).
         let otherAsync = center.register(
-            ReleaseReportingPosted.self, sender: nil, on: .task, handler: .async { _ in }, site: site())
+            ReleaseReportingPosted.self, sender: nil, on: .task, handler: .async { _, _ in }, site: site())
         otherAsync.cancel()
         let mainOther = center.register(
             ReleaseReportingPosted.self, sender: nil, on: .mainActor, handler: .payload { _ in }, site: site())

@@ -25,9 +25,6 @@ static inline void tn_atomic_store_release(uint64_t *storage, uint64_t value) {
     atomic_store_explicit((_Atomic(uint64_t) *)storage, value, memory_order_release);
 }
 
-static inline void tn_atomic_store_relaxed(uint64_t *storage, uint64_t value) {
-    atomic_store_explicit((_Atomic(uint64_t) *)storage, value, memory_order_relaxed);
-}
 
 /// Returns the value before the addition.
 static inline uint64_t tn_atomic_fetch_add(uint64_t *storage, uint64_t delta) {

@@ -67,7 +67,7 @@ final class DeliveryTarget: Sendable {
         let schedules: Bool
     }
 
-    private struct State {
+    struct State {
         /// Numbered in queue order, so that a post on the target's actor runs the queue up to its own last entry.
         var queue = FIFO<(number: UInt64, entry: Entry)>()
         var lastNumber: UInt64 = 0
@@ -91,8 +91,9 @@ final class DeliveryTarget: Sendable {
     let isShared: Bool
     /// The identity the registry finds a shared target by: its center's and its executor's.
     let key: Key
-    /// Guards the FIFO and whether a drain is scheduled; only the package's bookkeeping runs under it.
-    private let state = Locked(State())
+    /// Guards the FIFO and whether a drain is scheduled; only the package's bookkeeping runs under it (here and in
+    /// `DeliveryTarget+Draining.swift`, which runs the FIFO).
+    let state = Locked(State())
 
     struct Key: Hashable {
         let center: ObjectIdentifier
@@ -207,91 +208,6 @@ final class DeliveryTarget: Sendable {
         }
         withExtendedLifetime(dropped) {}
     }
-
-    // MARK: - Draining
-
-    /// Detached tasks, so that no drain carries the task-locals or priority of the post that happened to start it.
-    private func schedule() {
-        switch executor {
-        case .mainActor:
-            Task.detached { @MainActor in self.drain() }
-        case .actor(let target):
-            // Batch after batch in one task, each loading the actor anew: see "What a drain keeps" above.
-            Task.detached {
-                while await self.drainBatch(on: target) {}
-            }
-        case .dispatch(let queue):
-            queue.async { self.drain() }
-        case .operation(let queue):
-            queue.addOperation(DrainOperation(self))
-        case .task:
-            // One entry at a time, each awaited; the task ends when the FIFO is empty, and the next post starts one.
-            Task.detached {
-                while let entry = self.take(through: .max) { await entry.runAsync() }
-            }
-        }
-    }
-
-    /// Runs one batch on the actor, if it lives; whether another batch is due. The strong reference lives only in
-    /// this call; a dead actor's queue is dropped (its observations ended with it), outside the lock.
-    private func drainBatch(on target: WeakActor) async -> Bool {
-        guard let actor = target.actor else {
-            let dropped = state.withLock { state in
-                state.isScheduled = false
-                state.isRunning = false
-                return state.queue.removeAll()
-            }
-            withExtendedLifetime(dropped) {}
-            return false
-        }
-        return await Self.run(isolatedTo: actor) { self.runBatch() }
-    }
-
-    private static func run(isolatedTo actor: isolated any Actor, _ batch: () -> Bool) -> Bool {
-        batch()
-    }
-
-    /// A drain that `cancelAllOperations()` cancelled before it started never runs, so the next one is scheduled now,
-    /// or nothing queued would run again. Its deliveries are kept (they were posts, not the caller's operations).
-    fileprivate func drainWasCancelled() {
-        let more = state.withLock { state in
-            if state.queue.isEmpty { state.isScheduled = false }
-            return state.isScheduled
-        }
-        if more { schedule() }
-    }
-
-    /// Runs one batch, then either ends (nothing left) or schedules the next batch behind other work.
-    fileprivate func drain() {
-        if runBatch() { schedule() }
-    }
-
-    /// Runs up to ``batchLimit`` entries; whether more wait, with the drain still scheduled for them.
-    private func runBatch() -> Bool {
-        for _ in 0..<Self.batchLimit {
-            guard let entry = take(through: .max) else { return false }
-            entry.run()
-        }
-        return state.withLock { state in
-            state.isRunning = false
-            if state.queue.isEmpty { state.isScheduled = false }
-            return state.isScheduled
-        }
-    }
-
-    /// The oldest entry, if numbered at most `last`, for the caller to run: a handler is running until the next call.
-    /// With none, nothing runs, and an empty queue ends the drain in flight (the next post schedules one).
-    private func take(through last: UInt64) -> Entry? {
-        state.withLock { state in
-            guard let number = state.queue.first?.number, number <= last, let entry = state.queue.take() else {
-                state.isRunning = false
-                if state.queue.isEmpty { state.isScheduled = false }
-                return nil
-            }
-            state.isRunning = true
-            return entry.entry
-        }
-    }
 }
 
 /// An actor, held weakly (an observation never keeps its actor alive), with the identity its target is found by.
@@ -306,35 +222,5 @@ final class WeakActor: @unchecked Sendable {
     init(_ actor: any Actor) {
         self.actor = actor
         id = ObjectIdentifier(actor)
-    }
-}
-
-/// A drain as an `Operation` that notices a cancellation before it starts (``DeliveryTarget/drainWasCancelled()``).
-/// `@unchecked Sendable`, as `Operation` subclasses must be: its state is under a lock; `target` never changes.
-private final class DrainOperation: Operation, @unchecked Sendable {
-    private let target: DeliveryTarget
-    /// Whether the drain has started, and whether a cancellation came first (then it never will).
-    private let state = Locked((hasStarted: false, isDead: false))
-
-    init(_ target: DeliveryTarget) {
-        self.target = target
-    }
-
-    override func main() {
-        let runs = state.withLock { state in
-            state.hasStarted = !state.isDead
-            return state.hasStarted
-        }
-        if runs { target.drain() }
-    }
-
-    override func cancel() {
-        super.cancel()
-        // A drain that has started finishes its batch whatever `isCancelled` says; one that has not never will.
-        let replaced = state.withLock { state in
-            defer { if !state.hasStarted { state.isDead = true } }
-            return !state.hasStarted && !state.isDead
-        }
-        if replaced { target.drainWasCancelled() }
     }
 }

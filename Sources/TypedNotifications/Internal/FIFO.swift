@@ -5,15 +5,13 @@
 /// lock); compacting moves only empty slots.
 struct FIFO<Item> {
     /// Queued items from `head` on; the slots before `head` were emptied when taken.
-    private var slots: [Item?] = []
+    private(set) var slots: [Item?] = []
     private var head = 0
 
     var isEmpty: Bool { head == slots.count }
     /// The oldest item, left in the queue.
     var first: Item? { head < slots.count ? slots[head] : nil }
     var count: Int { slots.count - head }
-    /// The slots held, taken or not, for tests of the memory bound.
-    var capacityUsed: Int { slots.count }
 
     mutating func append(_ item: Item) {
         slots.append(item)

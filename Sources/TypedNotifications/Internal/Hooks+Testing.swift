@@ -1,3 +1,5 @@
+import Foundation
+
 #if DEBUG
 /// Hooks that let tests pin a race window, in debug builds only: each is a no-op until a test installs one.
 ///
@@ -39,3 +41,23 @@ package enum TestHooks {
     }
 }
 #endif
+
+// What only the package's tests read, in every build.
+
+extension ObserverRegistry {
+    /// `subject`'s bridge on `center`; a test holds it to act as a Foundation that keeps dead centers' observers.
+    func bridge<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> BridgeRegistration? {
+        let channel = state.withLock { $0.records[ObjectIdentifier(subject)]?.channel(in: center) }
+        return channel?.bridge
+    }
+
+    /// How many channels `subject` has, on every center; for tests that dead centers leave none.
+    func channelCount<Event: Notifiable>(of subject: Event.Type) -> Int {
+        state.withLock { $0.records[ObjectIdentifier(subject)]?.channels.count ?? 0 }
+    }
+}
+
+extension FIFO {
+    /// The slots held, taken or not, for tests of the memory bound.
+    var capacityUsed: Int { slots.count }
+}

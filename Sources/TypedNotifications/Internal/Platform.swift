@@ -4,12 +4,14 @@ import Foundation
 // how a Foundation observer's token is kept, how a post knows it runs on the main actor, how a main-actor handler is
 // called, and the two facts about Foundation probed once per process. Delivery itself is the same code everywhere.
 //
-// `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` takes every Apple code path, and stands in for what Apple's
-// Foundation does that Swift's does not: it bridges `userInfo` as Apple's Foundation does, and holds a Foundation
-// observer's token while the observer is registered, as Apple's center does. What cannot compile on Linux is one line
-// per Apple-only symbol, each beside the Linux line it replaces: `os_unfair_lock` in `Lock.swift`, and
-// `autoreleasepool` below (both listed in `Docs/ARCHITECTURE.md`). The lock primitive therefore stays Linux's in the
-// simulated build; it then traps on re-entry, as `os_unfair_lock` does.
+// `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` takes the Apple code paths that compile on Linux: three of this
+// file's four `canImport(Darwin)` branches (the Foundation observer's token held weakly, the main thread counted as
+// the main actor, and main-actor handlers called without `MainActor.assumeIsolated`). It keeps the Linux code where
+// the Apple code names an Apple-only symbol, each a line beside the Linux line it replaces (listed in
+// `Docs/ARCHITECTURE.md`): the fourth branch here, `autoreleasepool` in `withAutoreleasePool(_:)`, and the lock
+// primitive's branches in `Lock.swift` (`os_unfair_lock`), whose mutex then traps on re-entry, as `os_unfair_lock`
+// does. It also stands in for what Apple's Foundation does that Swift's does not: it bridges `userInfo` as Apple's
+// Foundation does, and holds a Foundation observer's token while the observer is registered, as Apple's center does.
 
 // MARK: - Foundation's observer tokens
 
@@ -136,6 +138,23 @@ enum PlatformIsolation {
         { payload in MainActor.assumeIsolated { handler(payload) } }
         #endif
     }
+
+    /// As above, for an owner-bound handler, which the checks before it hand the owner they loaded.
+    static func onMainActor<Payload: Sendable>(
+        _ handler: @escaping @MainActor @Sendable (Payload, AnyObject?) -> Void
+    ) -> @Sendable (Payload, AnyObject?, AnyObject?) -> Void {
+        #if canImport(Darwin) || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
+        // Safe, as above.
+        let handler = unsafeBitCast(handler, to: (@Sendable (Payload, AnyObject?) -> Void).self)
+        return { payload, _, owner in handler(payload, owner) }
+        #else
+        return { payload, _, owner in
+            // `nonisolated(unsafe)` is safe: every owner the public API takes is `Sendable`.
+            nonisolated(unsafe) let owner = owner
+            MainActor.assumeIsolated { handler(payload, owner) }
+        }
+        #endif
+    }
 }
 
 // MARK: - userInfo on its way to observers (probed)
@@ -171,9 +190,9 @@ extension PlatformBridging {
 /// the center's channels before its memory can be reused (``BridgeRegistration``). Swift's Foundation does, and surely
 /// Apple's, but nothing documents it: it is probed once per process, by letting a center with an observer go. Where
 /// it does not, lookups also load the channel's weak reference to its center, so that a new center at a dead one's
-/// address never finds the dead one's observers. Checking always instead costs an observe-then-cancel cycle 12.8% more
-/// instructions (2,176 → 2,454) and a post to one observer 1.8% (7,718 → 7,857; callgrind,
-/// `Benchmarks/instructions.sh`).
+/// address never finds the dead one's observers. Not checked always: loading the weak reference retains and
+/// releases the center, two atomic operations in every lookup of a channel, which observing, cancelling and posting
+/// each make (the observe-cancel and post-1 rows of the Performance article's instruction table).
 enum CenterIdentity {
     /// Whether lookups load the weak reference; `false` where Foundation releases a dead center's observers.
     @usableFromInline

@@ -1,0 +1,37 @@
+import Foundation
+
+// A channel's end: dropped with its last observer (unless it keeps a latest value), or with its center, which the
+// bridge's release reports (see `BridgeRegistration`).
+
+extension ObserverRegistry {
+    /// Drops a channel without observers, unless it keeps its type's latest post (then it lives as long as its center).
+    static func dropIfEmpty(_ channel: AnyChannel, in state: inout State, into cleanup: inout Cleanup) {
+        guard channel.subscriptions.isEmpty, !channel.keepsLatest,
+            state.records[channel.subject]?.remove(channel) == true
+        else { return }
+        if let bridge = channel.bridge { cleanup.bridge = (bridge, channel) }
+        channel.bridge = nil
+    }
+
+    /// Called by ``BridgeRegistration``'s `deinit`: if `channel` is still registered, its center is being deallocated,
+    /// so the channel is dropped and its observers ended.
+    func bridgeEnded(_ channel: AnyChannel) {
+        let (ended, latest): ([AnySubscription], LatestPost?) = state.withLock { state in
+            guard state.records[channel.subject]?.remove(channel) == true else { return ([], nil) }
+            for subscription in channel.subscriptions {
+                Self.end(subscription)
+                if let target = subscription.target { state.releaseTarget(target) }
+            }
+            defer {
+                channel.subscriptions = []
+                channel.ownerBoundCount = 0
+                channel.bridge = nil
+                channel.latest = nil
+            }
+            return (channel.subscriptions, channel.latest)
+        }
+        // Outside the lock: a sequence finishes here, and releases can run deinitialisers.
+        for subscription in ended { subscription.didEnd() }
+        withExtendedLifetime(latest) {}
+    }
+}
