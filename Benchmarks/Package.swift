@@ -11,7 +11,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        // The scenarios, shared by both runners: each typed fixture and its plain and MainActorMessage twins.
+        // The scenarios, shared by every runner: each typed fixture and its plain and MainActorMessage twins.
         .target(
             name: "BenchmarkScenarios",
             dependencies: [.product(name: "TypedNotifications", package: "TypedNotifications")]
@@ -23,7 +23,7 @@ let package = Package(
             name: "TypedNotificationsRatios",
             dependencies: ["BenchmarkScenarios", "CHeapStats"]
         ),
-        // `./instructions.sh`: instructions per post and per observation, counted by callgrind (see the script).
+        // `./instructions.sh`: instructions per operation, counted by callgrind, into the Performance article's table.
         .executableTarget(
             name: "TypedNotificationsInstructions",
             dependencies: ["BenchmarkScenarios"]

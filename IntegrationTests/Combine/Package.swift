@@ -14,8 +14,9 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", exact: "0.14.0"),
     ],
     targets: [
-        // Its one source file is a symbolic link to Sources/TypedNotifications/NotificationPublisher.swift: the very
-        // file the library compiles where Combine exists, here compiled against OpenCombine.
+        // Its source files are symbolic links to Sources/TypedNotifications/NotificationPublisher.swift, the very
+        // file the library compiles where Combine exists, here compiled against OpenCombine, and to the package's
+        // internal FIFO, which the publisher buffers with.
         .target(
             name: "TypedNotificationsOpenCombine",
             dependencies: [

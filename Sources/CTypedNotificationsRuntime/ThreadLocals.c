@@ -19,3 +19,9 @@ const void *tn_newest_token(void) { return newestToken; }
 void tn_set_newest_token(const void *token) { newestToken = token; }
 
 const void *tn_thread_marker(void) { return &newestToken; }
+
+static _Thread_local const void *pendingDeliveries = 0;
+
+const void *tn_pending_deliveries(void) { return pendingDeliveries; }
+
+void tn_set_pending_deliveries(const void *pending) { pendingDeliveries = pending; }

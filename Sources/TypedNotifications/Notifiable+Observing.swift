@@ -112,7 +112,8 @@ extension Notifiable {
         line: UInt = #line,
         _ handler: @escaping @Sendable (Sender?, Payload) -> Void
     ) -> NotificationToken {
-        let handler: Handler<Payload> = .call({ payload, sender, _ in handler(sender as? Sender, payload) }, takesSender: true)
+        let handler: Handler<Payload> = .call(
+            { payload, sender, _ in handler(sender as? Sender, payload) }, takesSender: true)
         return NotificationToken(
             center.register(
                 Self.self, sender: sender, on: delivery.executor, handler: handler, condition: condition?.accepts,
@@ -269,9 +270,9 @@ extension NotificationCenter {
     ///   - executor: The serial target the handler runs on (for an `async` handler, a task of its own), or `nil` for
     ///     the posting thread.
     ///   - condition: The `where:` condition, run where the handler runs, just before it would (see
-    ///     ``Subscription/admits(_:stillActive:)``).
+    ///     ``Subscription/admission(of:condition:stillActive:)``).
     ///   - kind: How introspection lists it; by default from `executor`.
-    ///   - onEnd: Called when the observation ends without a `cancel()`: its center or owner went.
+    ///   - onEnd: Called once the observation ends, however it ends.
     ///   - bufferUnderLock: For a sequence: buffers a payload without calling user code (see
     ///     ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``).
     ///   - isolation: The actor the observing call runs on, for an observer isolated to an actor: if it is that

@@ -43,7 +43,8 @@ extension Notifiable {
     ) -> NotificationToken {
         return NotificationToken(
             center.register(
-                Self.self, sender: sender, on: .task, handler: .async { payload, _ in await handler(payload) }, condition: condition?.accepts,
+                Self.self, sender: sender, on: .task, handler: .async { payload, _ in await handler(payload) },
+                condition: condition?.accepts,
                 site: ObservationSite(fileID: file, line: line)),
             site: ObservationSite(fileID: file, line: line)
         )

@@ -9,8 +9,8 @@ extension Notifiable where Payload == Self {
     /// - Typed observers that run on the posting thread (the default) run synchronously, in registration order,
     ///   before `post` returns.
     /// - Observers on a queue, or with an `async` handler, have the post queued; `post` never waits for them.
-    /// - Observers isolated to an actor (``observeOnMainActor(from:in:where:file:line:isolation:_:)`` for the main actor) run
-    ///   during the post when it is made on that actor, and are queued otherwise.
+    /// - Observers isolated to an actor (``observeOnMainActor(from:in:where:file:line:isolation:_:)`` for the main
+    ///   actor) run during the post when it is made on that actor, and are queued otherwise.
     /// - Plain `NotificationCenter` observers of ``notificationName`` see the post too, with `sender` as `object` and
     ///   ``userInfo(for:)`` as `userInfo`.
     ///
@@ -57,8 +57,8 @@ extension Notifiable where Payload == Self {
 extension Notifiable {
     /// Posts `payload` to the observers of this type: for a type whose ``Payload`` is not the type itself.
     ///
-    /// Observers run as for ``post(from:in:coalescing:isolation:)``. For a type with no payload (`Payload == Void`), post `()`;
-    /// a type that carries nothing is simpler as an empty struct posted with `post()`. As there, do not post
+    /// Observers run as for ``post(from:in:coalescing:isolation:)``. For a type with no payload (`Payload == Void`),
+    /// post `()`; a type that carries nothing is simpler as an empty struct posted with `post()`. As there, do not post
     /// `from: self` in a `deinit`: sender-filtered observers never receive it, and a handler that keeps the sender
     /// crashes the process (debug builds report it).
     ///

@@ -98,8 +98,9 @@ public protocol Notifiable: SendableMetatype {
     /// The default reads `userInfo[Notification.typedPayloadKey]` as `Payload` (and accepts any notification when
     /// `Payload` is `Void` or an empty struct). Override it to read a legacy `userInfo` layout, and override
     /// ``userInfo(for:)`` to write it: debug builds report a type with a name of its own whose first typed post writes
-    /// what this method cannot read (``NotificationDiagnostics/Event/Kind/halfBridged(missing:error:)``). Throwing skips the notification for
-    /// this type's observers and reports the error through ``NotificationDiagnostics``; it never crashes.
+    /// what this method cannot read (``NotificationDiagnostics/Event/Kind/halfBridged(missing:error:)``). Throwing
+    /// skips the notification for this type's observers and reports the error through ``NotificationDiagnostics``; it
+    /// never crashes.
     ///
     /// Typed posts made with this package reach their typed observers without decoding, on every platform; this
     /// method serves plain posts only. It should still decode what ``userInfo(for:)`` encodes (the round-trip test

@@ -118,10 +118,10 @@ public enum NotificationDiagnostics {
             /// `missing` names the one to write, `"userInfo(for:)"` or `"payload(from:)"`.
             ///
             /// Typically the type customises ``Notifiable/payload(from:)`` to read a legacy `userInfo` layout but not
-            /// ``Notifiable/userInfo(for:)``, so its typed posts reach the legacy plain observers with the payload under
-            /// ``Foundation/Notification/typedPayloadKey`` only, and none of the keys they read (`missing` is then
-            /// `"userInfo(for:)"`). Or it customises `userInfo(for:)` and not `payload(from:)`, so plain posts in its
-            /// layout never reach its typed observers (`"payload(from:)"`). Reported in debug builds only, once per
+            /// ``Notifiable/userInfo(for:)``, so its typed posts reach the legacy plain observers with the payload
+            /// under ``Foundation/Notification/typedPayloadKey`` only, and none of the keys they read (`missing` is
+            /// then `"userInfo(for:)"`). Or it customises `userInfo(for:)` and not `payload(from:)`, so plain posts in
+            /// its layout never reach its typed observers (`"payload(from:)"`). Reported in debug builds only, once per
             /// type, when it is first posted. Write both halves, reading and writing one layout:
             ///
             /// ```swift

@@ -5,7 +5,8 @@
 // `IntegrationTests/Combine` compiles it, through a symbolic link, against OpenCombine with
 // `TYPED_NOTIFICATIONS_OPENCOMBINE` defined, and tests it on Linux. Inside the library the module's internal names
 // are in scope too (it has an internal `Subscription` class, for one): this file names Combine's `Subscription`
-// protocol only through `CombineSubscription` below, and uses nothing internal.
+// protocol only through `CombineSubscription` below, and uses nothing internal but the package's `FIFO`, which
+// `IntegrationTests/Combine` links in beside it.
 #if TYPED_NOTIFICATIONS_OPENCOMBINE
 public import OpenCombine
 @_spi(Publisher) public import TypedNotifications

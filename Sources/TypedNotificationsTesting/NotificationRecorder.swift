@@ -5,7 +5,8 @@ public import TypedNotifications
 ///
 /// Recording begins before the initialiser returns and ends when the recorder is cancelled or released. The recorder
 /// keeps each payload and its sender, in post order, and is thread-safe: code under test may post from any thread
-/// while the test reads ``payloads`` or waits with ``next(timeout:)-(Duration?)`` and ``waitForCount(_:timeout:)-(_,Duration?)``.
+/// while the test reads ``payloads`` or waits with ``next(timeout:)-(Duration?)`` and
+/// ``waitForCount(_:timeout:)-(_,Duration?)``.
 ///
 /// ```swift
 /// struct Saved: Notifiable { let id: Int }
@@ -177,8 +178,9 @@ public final class NotificationRecorder<Event: Notifiable>: Sendable {
 
     /// Stops recording: no post that starts after this returns is recorded. Idempotent and thread-safe.
     ///
-    /// What was recorded stays readable, and ``next(timeout:)-(Duration?)`` still returns it; a wait that needs a post that can
-    /// no longer arrive throws ``NotificationWaitError`` with reason ``NotificationWaitError/Reason/recorderCancelled``.
+    /// What was recorded stays readable, and ``next(timeout:)-(Duration?)`` still returns it; a wait that needs a post
+    /// that can no longer arrive throws ``NotificationWaitError`` with reason
+    /// ``NotificationWaitError/Reason/recorderCancelled``.
     /// Releasing the recorder stops recording too.
     ///
     /// ```swift

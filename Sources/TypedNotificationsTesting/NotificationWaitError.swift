@@ -2,8 +2,9 @@ import TypedNotifications
 
 /// Why a wait on a ``NotificationRecorder`` ended without the post it waited for.
 ///
-/// Thrown by ``NotificationRecorder/next(timeout:)-(Duration?)`` and ``NotificationRecorder/waitForCount(_:timeout:)-(_,Duration?)``. Its
-/// ``description`` names the notification type and lists what was posted, so a failing test explains itself:
+/// Thrown by ``NotificationRecorder/next(timeout:)-(Duration?)`` and
+/// ``NotificationRecorder/waitForCount(_:timeout:)-(_,Duration?)``. Its ``description`` names the notification type
+/// and lists what was posted, so a failing test explains itself:
 ///
 /// ```
 /// Timed out after 0.1 seconds waiting for 3 posts of Saved; 2 were posted: Saved(id: 1), Saved(id: 2)
@@ -75,8 +76,9 @@ public struct NotificationWaitError: Error, Sendable, CustomStringConvertible {
     /// Why the wait ended.
     public let reason: Reason
 
-    /// How many posts the wait needed: the count given to ``NotificationRecorder/waitForCount(_:timeout:)-(_,Duration?)``, or the
-    /// position of the post that ``NotificationRecorder/next(timeout:)-(Duration?)`` waited for (3 for the third post).
+    /// How many posts the wait needed: the count given to
+    /// ``NotificationRecorder/waitForCount(_:timeout:)-(_,Duration?)``, or the position of the post that
+    /// ``NotificationRecorder/next(timeout:)-(Duration?)`` waited for (3 for the third post).
     public let expectedCount: Int
 
     /// How many posts the recorder had recorded when the wait ended.

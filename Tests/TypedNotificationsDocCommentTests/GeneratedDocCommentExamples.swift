@@ -34,6 +34,7 @@
 // are written so that such an example passes.
 
 import Foundation
+import Observation
 import Testing
 import TypedNotifications
 @_spi(Publisher) import TypedNotifications
@@ -44,6 +45,75 @@ import XCTest
 import Combine
 import TypedNotifications
 #endif
+
+// MARK: - Sources/TypedNotifications/AwaitingDelivery.swift
+
+enum AwaitingDelivery_awaitDelivery_1 {
+    static func example() async throws {
+        struct DocumentSaved: Notifiable { let name: String }
+
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "indexer")
+        let indexer = DocumentSaved.observe(in: center, delivery: .async(on: queue)) { saved in
+            print("indexed", saved.name)
+        }
+        try await awaitDelivery {
+            DocumentSaved(name: "notes.txt").post(in: center)
+        }
+        // "indexed notes.txt" has been printed.
+        _ = center
+        _ = queue
+        _ = indexer
+    }
+}
+
+// MARK: - Sources/TypedNotifications/LatestValue.swift
+
+enum LatestValue_LatestValue_1 {
+    static func example() async throws {
+        struct UnreadCount: LatestValueNotifiable { let count: Int }
+
+        @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor func showUnread(in center: NotificationCenter) {
+            UnreadCount(count: 3).post(in: center)
+            let unread = LatestValue<UnreadCount>(in: center)  // unread.value?.count is 3: the kept latest payload
+            UnreadCount(count: 4).post(in: center)  // now 4, before `post` returns
+            print(unread.value?.count ?? 0)
+        }
+    }
+}
+
+enum LatestValue_value_1 {
+    static func example() async throws {
+        struct UnreadCount: LatestValueNotifiable { let count: Int }
+
+        @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor func trackUnread(_ unread: LatestValue<UnreadCount>) {
+            withObservationTracking {
+                _ = unread.value
+            } onChange: {
+                print("the unread count is about to change")  // once, at the next post
+            }
+        }
+    }
+}
+
+enum LatestValue_init_1 {
+    static func example() async throws {
+        struct UnreadCount: LatestValueNotifiable { let count: Int }
+
+        @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
+        @MainActor final class InboxScreen {
+            let unread: LatestValue<UnreadCount>
+
+            init(center: NotificationCenter = .default) {
+                unread = LatestValue(in: center)
+            }
+
+            var badge: String { unread.value.map { "\($0.count)" } ?? "" }
+        }
+    }
+}
 
 // MARK: - Sources/TypedNotifications/LatestValueNotifiable.swift
 
@@ -1899,6 +1969,51 @@ enum CombineAndSwiftUI_DemandAndBuffering_1 {
     }
 }
 #endif
+
+// swift-format-ignore
+enum CombineAndSwiftUI_ShowTheLatestValueWithObservation_1 {
+    static func example() async throws {
+        struct UnreadCount: LatestValueNotifiable {
+            let count: Int
+        }
+    }
+}
+
+// swift-format-ignore
+enum CombineAndSwiftUI_ShowTheLatestValueWithObservation_2 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["3", "4"])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
+    @MainActor static func example() async throws {
+        // Prelude: the block named `UnreadCount`.
+        struct UnreadCount: LatestValueNotifiable {
+            let count: Int
+        }
+
+        let center = NotificationCenter()
+        UnreadCount(count: 3).post(in: center)  // before any view exists: kept
+        let unread = LatestValue<UnreadCount>(in: center)
+        Out.print(unread.value?.count ?? 0)  // prints 3
+        UnreadCount(count: 4).post(in: center)  // on the main actor: changes `value` before `post` returns
+        Out.print(unread.value?.count ?? 0)  // prints 4
+        _ = await Out.printed.lines(waitingFor: 2)
+        _ = center
+        _ = unread
+    }
+}
 
 // MARK: - Docs/TypedNotifications.docc/FoundationMessageAPI.md
 

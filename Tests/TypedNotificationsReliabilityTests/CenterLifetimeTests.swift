@@ -91,9 +91,9 @@ import TypedNotificationsTestSupport
         withExtendedLifetime((own, kept)) {}
     }
 
-    /// Where Foundation would keep a dead center's observers (simulated by holding the package's Foundation observer, so
-    /// that its channel outlives the center), the package checks each channel's center itself: a new center at the dead
-    /// one's address still inherits nothing. The probe says whether this Foundation releases them.
+    /// Where Foundation would keep a dead center's observers (simulated by holding the package's Foundation observer,
+    /// so that its channel outlives the center), the package checks each channel's center itself: a new center at the
+    /// dead one's address still inherits nothing. The probe says whether this Foundation releases them.
     @Test func newCenterAtADeadCentersAddressInheritsNothingWhateverFoundationDoes() throws {
         #expect(CenterIdentity.foundationReleasesObserversOfDeadCenters, "Swift's Foundation releases them")
         TestHooks.checksCenterIdentity = true

@@ -19,7 +19,8 @@ import TypedNotificationsTestSupport
 ///
 /// Every sequence ends by releasing everything and expecting `(0, 0)` registrations. The run's seed is random; a
 /// failure prints the failing sequence's own seed, which replays just that sequence:
-/// `TYPED_NOTIFICATIONS_SEED=0x… TYPED_NOTIFICATIONS_TRACE=1 swift test --filter randomSequencesMatchTheReferenceModel`.
+/// `TYPED_NOTIFICATIONS_SEED=0x… TYPED_NOTIFICATIONS_TRACE=1 swift test --filter
+/// randomSequencesMatchTheReferenceModel`.
 @Suite struct ModelBasedTests {
     /// The sequences are split into chunks that Swift Testing runs in parallel.
     static let chunks = Array(0..<8)

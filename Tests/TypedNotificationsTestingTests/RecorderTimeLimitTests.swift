@@ -13,8 +13,8 @@ import TypedNotificationsTesting
         Duration(secondsComponent: 0, attosecondsComponent: -1),
     ]
 
-    /// Timeouts no test could wait out, among them durations just past 2^64 nanoseconds, which once wrapped to 1 ns
-    /// and to 0.28 s.
+    /// Timeouts no test could wait out, among them durations just past 2^64 nanoseconds, which a conversion to
+    /// `UInt64` nanoseconds that wraps would turn into 1 ns and 0.28 s.
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     static let hugeTimeouts: [Duration] = [
         .seconds(Int64.max), .nanoseconds(UInt64.max), .seconds(18_446_744_073) + .nanoseconds(709_551_617),

@@ -129,11 +129,9 @@ import TypedNotificationsTestSupport
         token = nil
     }
 
-    /// Before edc9253 an async handler was called through `Subscription.deliverOther`, which checks the owner before
-    /// the sender filter: "any post ends an observation whose owner is gone", during the post, releasing what the
-    /// handler captured. Now the post goes through `DeliveryTarget.dispatch`, which applies the sender filter and
-    /// never loads the owner: a post from another sender leaves the dead owner's observation (and its captures) in
-    /// place. Immediate owner-bound observers still end here.
+    /// An owner-bound `async` observation is checked for its owner before its sender filter, as an owner-bound
+    /// observer on the posting thread is: any post of its type ends it once its owner is gone, during that post,
+    /// releasing what the handler captured, even a post from another sender than the filter's.
     @Test func postFromAnotherSenderEndsAnAsyncObservationWhoseOwnerIsGone() async {
         let center = NotificationCenter()
         let filter = Sender()
@@ -157,8 +155,8 @@ import TypedNotificationsTestSupport
             "a post from another sender left the dead owner's async observation, and its handler's captures, in place")
     }
 
-    /// The same without a sender filter: the post that finds the owner gone ends the observation during the post
-    /// (the behaviour before the change, and again since the fix), rather than queueing the payload for a task.
+    /// The same without a sender filter: the post that finds the owner gone ends the observation during the post,
+    /// rather than queueing the payload for the observation's task.
     @Test func postEndsAnAsyncObservationWhoseOwnerIsGoneDuringThePost() async {
         let center = NotificationCenter()
         let capturedGone = AtomicWord.make()

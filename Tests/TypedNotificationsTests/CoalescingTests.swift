@@ -6,7 +6,8 @@ import TypedNotificationsTestSupport
 
 // Coalesced posts (`post(coalescing:)`): a burst reaches each observer once, at its end, with the latest payload or
 // the payloads merged. Bursts are made on an actor (the main actor, mostly), whose next turn ends them: the burst is
-// then exactly the posts of one job, whatever the machine's speed. Concurrent bursts are in `TypedNotificationsReliabilityTests/CoalescingTortureTests`.
+// then exactly the posts of one job, whatever the machine's speed. Concurrent bursts are in
+// `TypedNotificationsReliabilityTests/CoalescingTortureTests`.
 
 struct RowsDidChange: Notifiable, Equatable {
     let rows: [Int]

@@ -348,8 +348,8 @@ extension MisuseTests {
     }
 
     /// A token that is kept, and delivers a post made on another thread while this thread waits for it, is not
-    /// reported as discarded when it is released. (Fixed: the review found it is, since only this thread's own calls into the
-    /// package clear its "newest token".)
+    /// reported as discarded when it is released: a post of its type on its center counts as use, from any thread,
+    /// where this thread's "newest token" is cleared only by this thread's own calls into the package.
     @Test(arguments: Keeping.allCases)
     func aTokenThatReceivedAPostFromAnotherThreadIsNotReportedAsDiscarded(keeping: Keeping) {
         let center = NotificationCenter()
@@ -403,7 +403,7 @@ extension MisuseTests {
     }
 
     /// A token kept across an `await` by code that always runs on one thread (a `@MainActor` view model on Apple
-    /// platforms), and delivered to by another task meanwhile, is not reported as discarded. (Fixed: the review found it is.)
+    /// platforms), and delivered to by another task meanwhile, is not reported as discarded: the post counts as use.
     @Test(.timeLimit(.minutes(1))) func aTokenKeptAcrossAnAwaitOnASingleThreadedActorIsNotReportedAsDiscarded() async {
         let center = NotificationCenter()
         let model = OneThreadModel()
@@ -417,7 +417,8 @@ extension MisuseTests {
     }
 
     /// A token kept to check that nothing arrives (a post from another sender, on another thread) is not reported as
-    /// discarded. (Fixed: the review found it is; nothing was delivered and this thread made no call into the package.)
+    /// discarded, although nothing was delivered and this thread made no call into the package: a post of its type on
+    /// its center counts as use, whether or not its sender filter lets the post through.
     @Test func aTokenKeptToCheckThatNothingArrivesIsNotReportedAsDiscarded() {
         let center = NotificationCenter()
         let thermometer = Thermometer()
@@ -431,10 +432,9 @@ extension MisuseTests {
         #expect(!kinds.contains(where: Self.isDiscardedToken), "a kept token was reported: \(kinds)")
     }
 
-    /// Only a token released on the thread that made it can be reported. (Fixed: the review found that the
-    /// thread-local "newest token" is an address that can outlive its token, so a token made on another thread at
-    /// that address, kept and used, was reported when this thread released it. Each token now also records the thread
-    /// that made it.)
+    /// Only a token released on the thread that made it can be reported. The thread-local "newest token" is an
+    /// address that can outlive its token, so a token made on another thread at that address, kept and used, would be
+    /// taken for it when this thread releases it; so each token also records the thread that made it.
     @Test func aTokenReleasedOnAnotherThreadThanTheOneThatMadeItIsNotReported() {
         let center = NotificationCenter()
         let kinds = reports {
@@ -500,7 +500,7 @@ extension MisuseTests {
 
     class Shape: @unchecked Sendable {}
     /// A conforming class whose payload is its superclass: it is the conforming class, not a subclass of one, and is
-    /// not reported. (Fixed: the review found it is reported as `.inheritedConformance`.)
+    /// not reported (as `.inheritedConformance` or otherwise).
     final class ShapeDidChange: Shape, Notifiable, @unchecked Sendable {
         typealias Payload = Shape
     }
@@ -523,8 +523,8 @@ extension MisuseTests {
     }
     final class LoudAlarm: Alarm, @unchecked Sendable {}
 
-    /// Observing the subclass never sees the conforming class's posts, the mistake the report is for, whatever the
-    /// payload. (Fixed: the review found not reported when the payload is not the class itself.)
+    /// Observing the subclass never sees the conforming class's posts, the mistake the report is for: reported
+    /// whatever the payload, including one that is not the class itself.
     @Test func observingASubclassIsReportedWhateverThePayload() {
         let center = NotificationCenter()
         let received = Counter()

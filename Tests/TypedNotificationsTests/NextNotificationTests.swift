@@ -4,7 +4,8 @@ import TypedNotificationsTestSupport
 
 @testable import TypedNotifications
 
-/// Waiting for the next notification: conditions, time limits, cancellation, and sequences released while a wait is under way.
+/// Waiting for the next notification: conditions, time limits, cancellation, and sequences released while a wait is
+/// under way.
 @Suite struct NextNotificationTests {
     @Test func aTimeoutRacingAMatchingPostEitherReturnsItOrTimesOut() async throws {
         for round in 0..<200 {

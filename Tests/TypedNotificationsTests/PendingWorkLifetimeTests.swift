@@ -179,9 +179,9 @@ extension PendingWorkLifetimeTests {
     final class HeldObject: Sendable {}
 
     /// "Cancelling drops the deliveries still queued", and "However observations end, the package ... frees their
-    /// handlers". With the queue busy, a cancelled (and released) queue observer once kept its queued payloads, their
-    /// sender and its handler (with whatever it captured) alive until the queue got round to skipping them, where an
-    /// `async` observer's mailbox dropped them at once.
+    /// handlers". With the queue busy, cancelling (and releasing) a queue observer releases its queued payloads, their
+    /// sender and its handler (with whatever it captured) at once, as for an `async` observer, not when the queue gets
+    /// round to skipping them.
     @Test func cancellingAQueueObserverReleasesWhatItsQueuedDeliveriesHold() {
         let center = NotificationCenter()
         let (queue, release) = busyQueue()
@@ -217,11 +217,11 @@ extension PendingWorkLifetimeTests {
 
     // MARK: - Cancelled observers hold nothing
 
-    /// "Cancelling drops the deliveries still queued" (and the first review's fix: a cancelled queue observer's
-    /// payloads, sender and handler are released at once). An observer that runs on the posting thread and is
-    /// registered first cancels a queue observer during the post; the post then reaches the queue observer's target,
-    /// which once queued a delivery for it anyway, after `cancel()` returned, so that the payload, the sender and the
-    /// cancelled handler with what it captured stayed alive until the queue got round to skipping the entry.
+    /// "Cancelling drops the deliveries still queued", and a cancelled queue observer's payloads, sender and handler
+    /// are released at once. An observer that runs on the posting thread and is registered first cancels a queue
+    /// observer during the post; the post then reaches the queue observer's target, which queues nothing for an
+    /// observer that ended earlier in the post. A delivery queued after `cancel()` returned would keep the payload, the
+    /// sender and the cancelled handler with what it captured alive until the queue got round to skipping the entry.
     @Test func observerCancelledEarlierInThePostGetsNothingQueuedThatHoldsItsPayload() {
         let center = NotificationCenter()
         let (queue, release) = busyQueue()

@@ -155,7 +155,7 @@ import TypedNotificationsTestSupport
         #expect(TimeLimit(.nanoseconds(1)).seconds == 1e-9)
         let huge: [Duration] = [
             .seconds(Int64.max),
-            // Just past 2^64 ns, and just under 2^64 ns plus the part below a second: once wrapped to 1 ns and 0.28 s.
+            // Just past 2^64 ns, and just under 2^64 ns plus the part below a second: wrapped, 1 ns and 0.28 s.
             .seconds(18_446_744_073) + .nanoseconds(709_551_617),
             .seconds(18_446_744_074) - .milliseconds(10),
             .nanoseconds(UInt64.max),

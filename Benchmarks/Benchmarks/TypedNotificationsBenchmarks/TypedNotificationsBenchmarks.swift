@@ -199,6 +199,37 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: An `async` handler: each operation is one post, then a wait until the handler has run for it
+
+    // The plain twin yields into an `AsyncStream` whose consuming task awaits the same handler (see
+    // `AsyncHandlerFixture`).
+    let asyncHandler = Holder<AsyncHandlerFixture>()
+    Benchmark(
+        "async handler 1 observer · typed",
+        configuration: configuration(.kilo),
+        closure: { benchmark in
+            let fixture = asyncHandler.value!
+            benchmark.startMeasurement()
+            fixture.postTyped(benchmark.scaledIterations.count)
+            benchmark.stopMeasurement()
+        },
+        setup: { asyncHandler.value = AsyncHandlerFixture() },
+        teardown: { asyncHandler.value = nil }
+    )
+    let plainAsyncHandler = Holder<AsyncHandlerFixture>()
+    Benchmark(
+        "async handler 1 observer · plain",
+        configuration: configuration(.kilo),
+        closure: { benchmark in
+            let fixture = plainAsyncHandler.value!
+            benchmark.startMeasurement()
+            fixture.postPlain(benchmark.scaledIterations.count)
+            benchmark.stopMeasurement()
+        },
+        setup: { plainAsyncHandler.value = AsyncHandlerFixture() },
+        teardown: { plainAsyncHandler.value = nil }
+    )
+
     // MARK: Two threads posting at once (1 observer); time is the wall time of both threads' posts
 
     let typedThreads = Holder<TypedFixture>()

@@ -217,6 +217,89 @@ package final class SequenceFixture: @unchecked Sendable {
     }
 }
 
+/// One typed observer with an `async` handler, and its plain twin. Each operation posts once, then waits until the
+/// handler has run for that post, so every operation is a complete delivery, never a post whose handler is still
+/// pending.
+///
+/// The typed side is `Tick.observe(in:) { (tick: Tick) async in … }`: the post queues the payload and returns, and the
+/// observation's own task calls the handler, one call at a time, in post order. The plain twin is the closest thing
+/// plain `NotificationCenter` code writes for the same: an observer that decodes `userInfo["tick"] as? Tick` and
+/// yields it into an `AsyncStream`, and one task that awaits the same kind of handler for each element. Not a
+/// `Task { await handler(tick) }` per post: that neither keeps post order nor waits for one call before the next,
+/// which the typed handler guarantees.
+package final class AsyncHandlerFixture: @unchecked Sendable {
+    package let typedCenter = NotificationCenter()
+    package let plainCenter = NotificationCenter()
+    package let typedSink = Sink()
+    package let plainSink = Sink()
+    private let typedHandled = DispatchSemaphore(value: 0)
+    private let plainHandled = DispatchSemaphore(value: 0)
+    private let typedTarget = Target()
+    private let plainTarget = Target()
+    private var token: NotificationToken?
+    private var registration: (any NSObjectProtocol)?
+    private var consumer: Task<Void, Never>?
+
+    /// How many calls the handler must have made before it signals.
+    private final class Target: @unchecked Sendable {
+        // Written by the posting thread before its post, read by the handler after it received that post's payload:
+        // the queue between them (the package's, or the stream's) orders the two.
+        var value = 0
+    }
+
+    package init() {
+        let typedSink = typedSink
+        let plainSink = plainSink
+        let typedHandled = typedHandled
+        let plainHandled = plainHandled
+        let typedTarget = typedTarget
+        let plainTarget = plainTarget
+        token = Tick.observe(in: typedCenter) { (tick: Tick) async in
+            typedSink.add(tick.sequence)
+            if typedSink.value == typedTarget.value { typedHandled.signal() }
+        }
+        let handler: @Sendable (Tick) async -> Void = { tick in
+            plainSink.add(tick.sequence)
+            if plainSink.value == plainTarget.value { plainHandled.signal() }
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: Tick.self)
+        registration = plainCenter.addObserver(forName: PlainTick.name, object: nil, queue: nil) { notification in
+            if let tick = notification.userInfo?["tick"] as? Tick { continuation.yield(tick) }
+        }
+        consumer = Task.detached {
+            for await tick in stream { await handler(tick) }
+        }
+    }
+
+    deinit {
+        if let registration { plainCenter.removeObserver(registration) }
+        consumer?.cancel()
+    }
+
+    /// `count` times: a post, then a wait until the `async` handler has run for it.
+    @inline(never)
+    package func postTyped(_ count: Int) {
+        let center = typedCenter
+        for _ in 0..<count {
+            typedTarget.value = typedSink.value + 1
+            Tick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center)
+            typedHandled.wait()
+        }
+    }
+
+    /// `count` times: a plain post, then a wait until the consuming task's handler has run for it.
+    @inline(never)
+    package func postPlain(_ count: Int) {
+        let center = plainCenter
+        for _ in 0..<count {
+            plainTarget.value = plainSink.value + 1
+            center.post(
+                name: PlainTick.name, object: nil, userInfo: ["tick": Tick(sequence: 1, price: 187.25, symbol: "AAPL")])
+            plainHandled.wait()
+        }
+    }
+}
+
 /// ``Tick``'s fields in a typed-only type: its posts never touch Foundation.
 package struct FastTick: Notifiable, Sendable {
     package static var postsThroughFoundation: Bool { false }

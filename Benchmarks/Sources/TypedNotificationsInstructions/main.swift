@@ -1,18 +1,22 @@
 // Runs one scenario a given number of times, for counting instructions with `valgrind --tool=callgrind`.
-// `instructions.sh` beside Package.swift runs it and prints the table; run that script, not this tool.
+// `instructions.sh` beside Package.swift runs it and writes the table; run that script, not this tool.
 //
 //     TypedNotificationsInstructions <scenario> <typed|twin> <operations>
 //
-// Scenarios: post-0, post-1, post-10, post-100 (a post with that many observers), observe-cancel (observe, then
-// cancel, with one long-lived observer present). The twin is plain NotificationCenter doing the same work (see Fixtures.swift).
+// Scenarios, each named as its row in the Performance article's instruction table:
+// - post-0, post-1, post-10, post-100: a post with that many observers on the posting thread;
+// - observe-cancel: observe, then cancel, with one long-lived observer present;
+// - async-1: a post to one observer with an `async` handler, then a wait until the handler has run for it.
+// The twin is plain NotificationCenter code doing the same work (see Fixtures.swift and DeliveryFixtures.swift).
 import BenchmarkScenarios
 import Foundation
 
+let usage =
+    "usage: TypedNotificationsInstructions <post-0|post-1|post-10|post-100|observe-cancel|async-1> <typed|twin>"
+    + " <operations>"
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 3, let operations = Int(arguments[arguments.startIndex + 2]) else {
-    print(
-        "usage: TypedNotificationsInstructions <post-0|post-1|post-10|post-100|observe-cancel> <typed|twin> <operations>"
-    )
+    print(usage)
     exit(2)
 }
 let scenario = arguments[arguments.startIndex]
@@ -36,7 +40,16 @@ case "observe-cancel":
     } else {
         PlainFixture(observers: 1).observeThenRemove(operations)
     }
+case "async-1":
+    let fixture = AsyncHandlerFixture()
+    if typed {
+        fixture.postTyped(operations)
+        precondition(fixture.typedSink.value == operations, "a delivery was lost")
+    } else {
+        fixture.postPlain(operations)
+        precondition(fixture.plainSink.value == operations, "a delivery was lost")
+    }
 default:
-    print("unknown scenario \(scenario)")
+    print("unknown scenario \(scenario)\n\(usage)")
     exit(2)
 }

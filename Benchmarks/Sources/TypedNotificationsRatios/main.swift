@@ -164,6 +164,16 @@ var timedScenarios: [TimedScenario] = [
             deliveriesPerOperation: 1
         )
     },
+    // One post to an `async` handler, then a wait until it has run, against a plain observer that yields into an
+    // `AsyncStream` whose consuming task awaits the same handler (see `AsyncHandlerFixture`).
+    TimedScenario(title: "async handler, 1 observer, until handled", twin: "plain", target: nil, stretch: nil) {
+        let fixture = AsyncHandlerFixture()
+        return Pair(
+            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
+            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
+            deliveriesPerOperation: 1
+        )
+    },
 ]
 if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
     timedScenarios += [

@@ -19,4 +19,9 @@ const void *tn_newest_token(void);
 void tn_set_newest_token(const void *token);
 const void *tn_thread_marker(void);
 
+/// The `PendingDeliveries` that posts made on the calling thread report their queued deliveries to, or NULL: set
+/// while the closure given to `awaitDelivery` runs, and while a coalesced burst joined by such posts is delivered.
+const void *tn_pending_deliveries(void);
+void tn_set_pending_deliveries(const void *pending);
+
 #endif

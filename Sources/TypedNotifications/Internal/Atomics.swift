@@ -62,8 +62,8 @@ extension AtomicWord {
 /// So ``publish()`` runs once a bridge and its channel exist, before registering; the bridge calls ``acquire()`` before
 /// reading them: one release and one acquire on one word. Bridges are rare; the acquire is a plain load on x86 and ARM.
 ///
-/// For ThreadSanitizer, not for speed: about 18 instructions per plain post that reaches a bridge (callgrind,
-/// `Benchmarks/instructions.sh`). Without them ThreadSanitizer reports 20 races in the suite, all such first reads (in
+/// For ThreadSanitizer, not for speed: a release store and an acquire load per plain post that reaches a bridge, a
+/// plain load on x86 and ARM. Without them ThreadSanitizer reports races in the suite, all such first reads (in
 /// `FoundationBridge.addBridgeObserver` and `isOwnPost`, `AnyChannel.recordActivity`, `ObserverRegistry.snapshot`);
 /// suppressing those functions would hide real races in them too.
 package enum FoundationPublication {

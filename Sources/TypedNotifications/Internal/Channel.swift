@@ -18,9 +18,10 @@ class AnyChannel: @unchecked Sendable {
     let subject: ObjectIdentifier
     /// The `Notifiable` type's module-qualified name, for ``Foundation/NotificationCenter/typedObservations``.
     let subjectName: String
-    /// The runtime's exclusivity checks, which cannot see the lock, are off: with them, an observe-then-cancel cycle
-    /// costs 17.5% more instructions (2,395 → 2,813) and a post to one observer 0.9% more (callgrind,
-    /// `Benchmarks/instructions.sh`). `ownerBoundCount` keeps them: they cost nothing measurable there.
+    /// The runtime's exclusivity checks, which cannot see the lock, are off: they would add a dynamic access check to
+    /// every append, removal and snapshot, which the lock already makes exclusive (they weigh on the observe-cancel
+    /// row of the Performance article's instruction table). `ownerBoundCount` keeps them: they cost nothing
+    /// measurable there.
     @exclusivity(unchecked) var subscriptions: [AnySubscription] = []
     /// Owner-bound `subscriptions`: only those end without `cancel()`, so only then is a dead-owner sweep worth it.
     var ownerBoundCount = 0

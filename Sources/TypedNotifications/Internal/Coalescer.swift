@@ -30,6 +30,9 @@ enum Coalescer {
         let context: WeakActor?
         /// The diagnostics scope of the post that began the burst: its delivery reports there.
         let scope: NotificationDiagnostics.Scope? = NotificationDiagnostics.queuedScope
+        /// Those of the posts made inside `awaitDelivery` that joined the burst: their wait lasts until the burst's
+        /// deliveries are done. Under the coalescer's lock.
+        var pending: [PendingDeliveries] = []
         let delay: TimeInterval
         /// Ends the burst: takes its payloads and posts them (generic over the type, which the slot does not know).
         let end: @Sendable (Burst, isolated (any Actor)?) -> Void
@@ -97,8 +100,12 @@ enum Coalescer {
         let merge = coalescing.merge
         // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
         let context = endContext(of: isolation).map(WeakActor.init)
+        let pending = PendingDeliveries.current(for: nil)
         let (scheduled, replaced): (Burst?, (payloads: [Any], sender: AnyObject?)?) = slots.withLock { slots in
-            if let burst = slots[key]?.gathering { return (nil, burst.add(payload, from: sender)) }
+            if let burst = slots[key]?.gathering {
+                if let pending { burst.pending.append(pending) }
+                return (nil, burst.add(payload, from: sender))
+            }
             let burst = Burst(
                 center: center,
                 sender: sender,
@@ -108,6 +115,7 @@ enum Coalescer {
                 delay: delay,
                 end: { burst, context in deliver(burst, key: key, as: subject, merge: merge, on: context) }
             )
+            if let pending { burst.pending.append(pending) }
             slots[key, default: Slot()].gathering = burst
             return (slots[key]!.isDelivering ? nil : burst, nil)
         }
@@ -143,11 +151,11 @@ enum Coalescer {
         merge: (@Sendable (Event.Payload, Event.Payload) -> Event.Payload)?,
         on context: isolated (any Actor)?
     ) {
-        let (payloads, sender): ([Any], AnyObject?) = slots.withLock { slots in
+        let (payloads, sender, joined): ([Any], AnyObject?, [PendingDeliveries]) = slots.withLock { slots in
             slots[key]?.gathering = nil
             slots[key]?.isDelivering = true
-            defer { (burst.payloads, burst.sender) = ([], nil) }
-            return (burst.payloads, burst.sender)
+            defer { (burst.payloads, burst.sender, burst.pending) = ([], nil, []) }
+            return (burst.payloads, burst.sender, burst.pending)
         }
         // Safe: a burst holds only payloads of its key's type.
         let typed = payloads.map { $0 as! Event.Payload }
@@ -156,7 +164,15 @@ enum Coalescer {
                 payload = typed[0]
                 for later in typed.dropFirst() { payload = merge(payload, later) }
             }
-            burst.center.deliver(payload, as: subject, from: sender, isolation: context)
+            if joined.isEmpty {
+                burst.center.deliver(payload, as: subject, from: sender, isolation: context)
+            } else {
+                // The burst's deliveries hold the waits of the posts it joined.
+                let pending = PendingDeliveries(waiter: nil, joined: joined)
+                PendingDeliveries.collecting(into: pending) {
+                    burst.center.deliver(payload, as: subject, from: sender, isolation: context)
+                }
+            }
         }
         let next: Burst? = slots.withLock { slots in
             guard let next = slots[key]?.gathering else {

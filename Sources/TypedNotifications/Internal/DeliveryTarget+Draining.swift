@@ -20,8 +20,11 @@ extension DeliveryTarget {
             queue.addOperation(DrainOperation(self))
         case .task:
             // One entry at a time, each awaited; the task ends when the FIFO is empty, and the next post starts one.
+            // Marked as this target's, so that a handler awaiting its own posts' delivery does not wait for itself.
             Task.detached {
-                while let entry = self.take(through: .max) { await entry.runAsync() }
+                await PendingDeliveries.$runningAsyncTarget.withValue(self) {
+                    while let entry = self.take(through: .max) { await entry.runAsync() }
+                }
             }
         }
     }

@@ -44,6 +44,8 @@ final class DeliveryTarget: Sendable {
         /// The diagnostics scope open where the post (or, for a latest value, the observation) was made: the handler's
         /// reports go there, as they would have on the posting thread.
         var scope: NotificationDiagnostics.Scope? = NotificationDiagnostics.queuedScope
+        /// For a post made inside `awaitDelivery`: held until this entry has run or been dropped.
+        var pending: PendingDeliveries? = nil
 
         /// On the target; the subscription checks that it is still active.
         func run() {
@@ -163,13 +165,15 @@ final class DeliveryTarget: Sendable {
     ) {
         let boxed: Any = payload
         let scope = NotificationDiagnostics.queuedScope
+        let pending = PendingDeliveries.current(for: self)
         var entries: [Entry] = []
         // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
         for observer in subscriptions
         where observer.target === self && !observer.hasEnded(cancellationsSeen: count) && observer.accepts(sender) {
             entries.append(
                 Entry(
-                    subscription: observer, payload: boxed, sender: observer.takesSender ? sender : nil, scope: scope))
+                    subscription: observer, payload: boxed, sender: observer.takesSender ? sender : nil, scope: scope,
+                    pending: pending))
         }
         guard !entries.isEmpty else { return }
         finish(enqueue(entries, isCurrent: isCurrent(isolation)))
@@ -177,7 +181,8 @@ final class DeliveryTarget: Sendable {
 
     /// Queues a post for this task's `async` handler and starts the task if idle; the caller checked owner and sender.
     func queue(_ payload: Any, for subscription: AnySubscription) {
-        let entry = Entry(subscription: subscription, payload: payload, sender: nil)
+        let entry = Entry(
+            subscription: subscription, payload: payload, sender: nil, pending: PendingDeliveries.current(for: self))
         finish(enqueue(CollectionOfOne(entry), isCurrent: false))
     }
 

@@ -125,10 +125,10 @@ enum FoundationBridge {
     }
 
     /// One typed post in Foundation, on the posting thread's stack; `tn_post_frame()` points at the innermost, and
-    /// only that thread reads or writes it. Records on the stack and the one-word storage comparison
-    /// (``StorageIdentity``) pay together: a heap record and a generic byte comparison cost 5.5% more instructions for
-    /// a post to one observer (7,752 → 8,177; 2.9% and 3.4% apart), and a Swift thread-local
-    /// (`Thread.current.threadDictionary`) instead of the C one 345% more (callgrind, `Benchmarks/instructions.sh`).
+    /// only that thread reads or writes it. On the stack, so that recognising a post allocates nothing,
+    /// and found through a C thread-local, one load, where `Thread.current.threadDictionary` would cost a dictionary
+    /// lookup on every post. With the one-word storage comparison (``StorageIdentity``), this is what the
+    /// first-observer row of the Performance article's instruction table pays to recognise the post.
     private struct PostRecord {
         let subject: ObjectIdentifier
         let center: ObjectIdentifier
@@ -177,8 +177,8 @@ enum StorageIdentity {
     static func same(_ lhs: [AnyHashable: Any], _ rhs: [AnyHashable: Any]) -> Bool {
         withUnsafeBytes(of: lhs) { left in
             withUnsafeBytes(of: rhs) { right in
-                // One word: compared as one (a generic byte comparison costs 266 more instructions per observed post,
-                // 3.4% of a post to one observer; see `PostRecord`).
+                // One word: compared as one load and one comparison, not byte by byte (every observed post makes it;
+                // see `PostRecord`).
                 guard left.count == MemoryLayout<UInt>.size else { return left.elementsEqual(right) }
                 return left.load(as: UInt.self) == right.load(as: UInt.self)
             }

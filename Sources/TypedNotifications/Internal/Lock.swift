@@ -31,8 +31,9 @@ private typealias Primitive = pthread_mutex_t
 package final class Locked<State>: @unchecked Sendable {
     private let primitive = UnsafeMutablePointer<Primitive>.allocate(capacity: 1)
     /// Only touched inside `withLock`, so the runtime's exclusivity checks, which cannot see the lock, are switched
-    /// off: with them an observe-then-cancel cycle costs 16.5% more instructions (2,395 → 2,790; callgrind,
-    /// `Benchmarks/instructions.sh`).
+    /// off: they would add a dynamic check to every access the lock already makes exclusive, on every post,
+    /// observation and cancellation (the observe-cancel row of the Performance article's instruction table is the
+    /// one they weigh on most).
     @exclusivity(unchecked) private var state: State
 
     package init(_ state: State) {
@@ -87,8 +88,8 @@ package final class Locked<State>: @unchecked Sendable {
 
     #if !canImport(Darwin)
     /// Whether the mutex checks for re-entry. Not in release builds, where debug builds already trap on any re-entry:
-    /// an error-checking mutex costs an observe-then-cancel cycle 4.3% more instructions (2,395 → 2,497) and a post
-    /// with no observers 0.9% (callgrind, `Benchmarks/instructions.sh`).
+    /// an error-checking mutex records its owner on every lock and checks it on every unlock, in every lock round trip
+    /// (the observe-cancel and post-0 rows of the Performance article's instruction table).
     private static var trapsOnReentry: Bool {
         #if DEBUG || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
         true

@@ -63,8 +63,9 @@ extension ObserverRegistry {
     /// before the lock is taken, then published; if another thread published one meanwhile, that one is used and the
     /// spare unregistered. So every published channel has its bridge, and an observation has begun when `add` returns.
     ///
-    /// Not generic, so that registering needs no generic type's metadata at run time: with a generic result, an
-    /// observe-then-cancel cycle cost 79% more instructions (2,307 → 4,128; callgrind, `Benchmarks/instructions.sh`).
+    /// Not generic, so that registering needs no generic type's metadata at run time: a generic result would look a
+    /// generic type's metadata up on every observation and cancellation (the observe-cancel row of the Performance
+    /// article's instruction table is what it would raise).
     func withChannel(
         of typeID: ObjectIdentifier,
         in center: NotificationCenter,

@@ -140,9 +140,11 @@ final class ObserverRegistry: Sendable {
         record(of: subject, name: subject.notificationName, hasOwnName: true)
     }
 
-    /// The default ``Notifiable/notificationName``: derived from the type's name once (`String(reflecting:)` costs
-    /// about 580 ns), then read from its record. Debug builds check the new name against the other types' derived
-    /// names then, after the lock, as the check may call a diagnostics handler; reads from the record never check.
+    /// The default ``Notifiable/notificationName``: derived from the type's name once (`String(reflecting:)` walks
+    /// the type's metadata and builds a new string), then read from its record, so a post pays only the read (the
+    /// post-0 row of the Performance article's instruction table). Debug builds check the new name against the other
+    /// types' derived names then, after the lock, as the check may call a diagnostics handler; reads from the record
+    /// never check.
     func derivedName<Event: Notifiable>(of subject: Event.Type) -> Notification.Name {
         if let name = state.withLock({ $0.records[ObjectIdentifier(subject)]?.name }) { return name }
         let name = record(of: subject, name: Notification.Name(DerivedNames.stableName(String(reflecting: subject))))

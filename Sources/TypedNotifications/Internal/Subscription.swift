@@ -23,7 +23,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 
     /// The common observer's handler (payload only, no target or owner), alone so the record stays small and a post
     /// needs one check (`rest == nil`); else a no-op. Not optional: calling an optional closure property copies it out,
-    /// a retain and a release per observer and post (see the post-100 row of the Performance article's table).
+    /// a retain and a release per observer and post (see the post-100 row of the Performance article's
+    /// instruction table).
     @usableFromInline
     let direct: @Sendable (Event.Payload) -> Void
     /// What the others need: their handler and owner; `nil` for the common observer.
@@ -143,8 +144,9 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         report(error, postSender)
     }
 
-    /// Delivers a post on the posting thread if still active and the sender matches; not for observers on a
-    /// ``DeliveryTarget``. Inlinable, to be specialised in a post's loop.
+    /// Delivers a post on the posting thread (or queues it for an `async` handler's task) if still active and the
+    /// sender matches; not for observers on a shared ``DeliveryTarget``, which ``DeliveryTarget/dispatch`` serves.
+    /// Inlinable, to be specialised in a post's loop.
     @inlinable
     func deliver(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
         if hasEnded(cancellationsSeen: count) { return }

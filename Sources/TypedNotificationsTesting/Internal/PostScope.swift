@@ -13,8 +13,8 @@ enum PostOrigin: Sendable {
 /// the block's posts from posts made meanwhile by code that is not the block's, such as a test running in parallel.
 ///
 /// The mark is a task-local, as `NotificationDiagnostics.withHandler` scopes its events: child tasks and `Task {}`
-/// inherit it, `Task.detached` and threads outside Swift concurrency do not. The recording handler runs synchronously on
-/// the posting thread, in the posting task if there is one, so it reads the poster's mark.
+/// inherit it, `Task.detached` and threads outside Swift concurrency do not. The recording handler runs synchronously
+/// on the posting thread, in the posting task if there is one, so it reads the poster's mark.
 final class PostScope: Sendable {
     /// The innermost block the current task runs in.
     @TaskLocal private static var current: PostScope?

@@ -1,0 +1,1 @@
+../../../../Sources/TypedNotifications/Internal/FIFO.swift

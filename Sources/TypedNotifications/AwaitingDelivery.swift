@@ -1,0 +1,62 @@
+// Awaiting a post's delivery: `awaitDelivery { … }` runs posts, then waits until their observers are done with them.
+
+/// Runs `posts`, then waits until every observer its posts reached has finished with them; returns what `posts`
+/// returns.
+///
+/// A post usually returns before its queued observers run. Inside `awaitDelivery` it is the same post, delivered the
+/// same way and in the same order; the wait begins once `posts` returns, and ends when each delivery the posts made is
+/// done:
+///
+/// - a handler on the posting thread: when the post returns (as always);
+/// - a handler on a queue, an operation queue, the main actor or an actor: once its call has returned, or once it was
+///   dropped because its observation ended (a `cancel()`, its owner's or actor's death, its center's);
+/// - an `async` handler: once its call has returned, or was dropped the same way;
+/// - a ``NotificationSequence``, a Combine publisher, a testing-kit recorder: once the payload is handed over (they
+///   have it when the post returns); what the code iterating them does next is not waited for;
+/// - a coalesced post (``NotificationCoalescing``): once the burst it joined has been delivered and that delivery is
+///   done, as above;
+/// - plain observers: when the post returns (Foundation calls them synchronously).
+///
+/// Posts that the handlers make in turn are waited for when they are made during the post, on the posting thread
+/// (by a handler on the posting thread, or one that runs during a post made on its actor); posts made later, by queued
+/// handlers, and posts made by other threads or tasks meanwhile are not.
+///
+/// - **No deadlock:** the wait suspends the task, it never blocks a thread: awaited on the main actor, main-actor
+///   observers run while it waits (those of a post made there run during the post, as always). Inside an `async`
+///   handler, the deliveries to that handler's own observation are not waited for: they run after the handler
+///   returns. Two tasks that each await the other's handler wait for ever, as with any two tasks awaiting each other.
+/// - **Cancellation:** if the awaiting task is cancelled, the wait ends with `CancellationError`; the deliveries go on.
+/// - **Cost:** ordinary posts pay nothing for it; a delivery queued inside `awaitDelivery` holds one reference more.
+///
+/// ```swift
+/// struct DocumentSaved: Notifiable { let name: String }
+///
+/// let center = NotificationCenter()
+/// let queue = DispatchQueue(label: "indexer")
+/// let indexer = DocumentSaved.observe(in: center, delivery: .async(on: queue)) { saved in
+///     print("indexed", saved.name)
+/// }
+/// try await awaitDelivery {
+///     DocumentSaved(name: "notes.txt").post(in: center)
+/// }
+/// // "indexed notes.txt" has been printed.
+/// ```
+///
+/// - Parameters:
+///   - isolation: The actor the caller is isolated to, which the compiler passes: `posts` runs there, so that
+///     observers isolated to it run during its posts. Leave the default.
+///   - posts: Makes the posts to wait for, synchronously, on the calling thread. If it throws, the error is rethrown at
+///     once, without waiting.
+/// - Returns: What `posts` returns.
+/// - Throws: What `posts` throws, or `CancellationError` if the task is cancelled while it waits.
+@discardableResult
+public func awaitDelivery<Result>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ posts: () throws -> Result
+) async throws -> Result {
+    let waiter = DeliveryWaiter()
+    let result = try PendingDeliveries.collecting(
+        into: PendingDeliveries(waiter: waiter, excluded: PendingDeliveries.runningAsyncTarget), posts)
+    try await waiter.wait()
+    return result
+}

@@ -1,0 +1,233 @@
+import Foundation
+import Testing
+import TypedNotifications
+import TypedNotificationsTestSupport
+
+// `awaitDelivery { … }`: the wait ends once every delivery its posts made has run or been dropped, on every target;
+// it never deadlocks where the handlers run on the awaiting task's own actor or task; the awaiting task's
+// cancellation ends the wait, not the deliveries.
+
+@Suite struct AwaitingDeliveryTests {
+    @Test(arguments: ObservingTarget.allCases)
+    func whenTheWaitEndsEveryHandlerHasRun(target: ObservingTarget) async throws {
+        let center = NotificationCenter()
+        let seen = Recorded<Int>()
+        let observation = observeTracked(on: target, in: center) { payload in seen.append(payload.index) }
+        try await awaitDelivery {
+            for index in 0..<3 { Tracked(index).post(in: center) }
+        }
+        #expect(seen.values == [0, 1, 2])
+        withExtendedLifetime(observation) {}
+    }
+
+    @Test func awaitedOnTheMainActorWithMainActorObserversPostedThereAndElsewhere() async throws {
+        let center = NotificationCenter()
+        let seen = Recorded<String>()
+        let token = await MainActor.run {
+            Tracked.observeOnMainActor(in: center) { payload in seen.append("main \(payload.index)") }
+        }
+        // On the main actor: the handler runs during the post, and the wait has nothing left.
+        try await awaitMainActorPosts(in: center)
+        #expect(seen.values == ["main 0"])
+        // From a nonisolated task: queued for the main actor, which runs it while the task waits.
+        try await awaitDelivery { Tracked(1).post(in: center) }
+        #expect(seen.values == ["main 0", "main 1"])
+        withExtendedLifetime(token) {}
+    }
+
+    @MainActor private func awaitMainActorPosts(in center: NotificationCenter) async throws {
+        try await awaitDelivery { Tracked(0).post(in: center) }
+    }
+
+    @Test func aDeliveryDroppedByCancelEndsTheWait() async throws {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "blocked")
+        let calls = Counter()
+        let token = Tracked.observe(in: center, delivery: .async(on: queue)) { _ in calls.increment() }
+        let gate = DispatchSemaphore(value: 0)
+        let blocked = Signal()
+        queue.async {
+            blocked.fire()
+            gate.wait()
+        }
+        await blocked.wait()
+        let waiting = Task { try await awaitDelivery { Tracked(0).post(in: center) } }
+        token.cancel()  // drops the queued delivery, while the queue is still blocked
+        try await waiting.value
+        #expect(calls.count == 0)
+        gate.signal()
+    }
+
+    @Test(arguments: [ObservingTarget.actor, .asyncHandler, .dispatchQueue])
+    func anObservationEndingWhileItsDeliveryWaitsEndsTheWait(target: ObservingTarget) async throws {
+        let center = NotificationCenter()
+        let calls = Counter()
+        let waiting: Task<Void, any Error>
+        do {
+            let observation = observeTracked(on: target, in: center) { _ in calls.increment() }
+            waiting = Task { try await awaitDelivery { Tracked(0).post(in: center) } }
+            _ = observation
+        }
+        // The token, or the actor, is gone: the queued delivery is dropped, unless it ran first.
+        try await waiting.value
+        #expect(calls.count <= 1)
+    }
+
+    @Test func aCenterDeallocatedWithDeliveriesQueuedEndsTheWait() async throws {
+        var center: NotificationCenter? = NotificationCenter()
+        let queue = DispatchQueue(label: "blocked")
+        let gate = DispatchSemaphore(value: 0)
+        let blocked = Signal()
+        queue.async {
+            blocked.fire()
+            gate.wait()
+        }
+        await blocked.wait()
+        let calls = Counter()
+        let token = Tracked.observe(in: center!, delivery: .async(on: queue)) { _ in calls.increment() }
+        // The waiting task holds the center only while it posts.
+        let lent = Slot<NotificationCenter>(center)
+        let posted = Signal()
+        let waiting = Task {
+            try await awaitDelivery {
+                if let center = lent.value { Tracked(0).post(in: center) }
+                lent.set(nil)
+                posted.fire()
+            }
+        }
+        await posted.wait()
+        // The center goes while its delivery waits behind the blocked queue: the delivery is dropped, and the wait
+        // ends before the queue is unblocked.
+        center = nil
+        try await waiting.value
+        gate.signal()
+        queue.sync {}
+        #expect(calls.count == 0)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func cancellingTheAwaitingTaskEndsTheWaitButNotTheDelivery() async throws {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "blocked")
+        let delivered = Signal()
+        let token = Tracked.observe(in: center, delivery: .async(on: queue)) { _ in delivered.fire() }
+        let gate = DispatchSemaphore(value: 0)
+        let blocked = Signal()
+        queue.async {
+            blocked.fire()
+            gate.wait()
+        }
+        await blocked.wait()
+        let waiting = Task { try await awaitDelivery { Tracked(0).post(in: center) } }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        gate.signal()
+        await delivered.wait()  // the delivery went on
+        withExtendedLifetime(token) {}
+    }
+
+    /// An already cancelled task still makes its posts; it throws only if it would have to wait.
+    @Test func aCancelledTaskMakesItsPostsAndThrowsOnlyIfItWouldWait() async throws {
+        let center = NotificationCenter()
+        let seen = Recorded<Int>()
+        let token = Tracked.observe(in: center) { seen.append($0.index) }
+        let nothingToWaitFor = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await awaitDelivery { Tracked(5).post(in: center) }
+        }
+        try await nothingToWaitFor.value
+        #expect(seen.values == [5])
+        let queue = DispatchQueue(label: "blocked")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let queued = Tracked.observe(in: center, delivery: .async(on: queue)) { seen.append($0.index) }
+        let mustWait = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await awaitDelivery { Tracked(6).post(in: center) }
+        }
+        await #expect(throws: CancellationError.self) { try await mustWait.value }
+        #expect(seen.values == [5, 6], "the post was made, and reached the observer on the posting thread")
+        gate.signal()
+        queue.sync {}
+        #expect(seen.values == [5, 6, 6])
+        withExtendedLifetime((token, queued)) {}
+    }
+
+    @Test func insideAnAsyncHandlerItsOwnObservationIsNotWaitedForButOthersAre() async throws {
+        let center = NotificationCenter()
+        let other = Recorded<Int>()
+        let order = Recorded<String>()
+        let done = Signal()
+        let otherToken = Tracked.observe(in: center) { (payload: Tracked) async in other.append(payload.index) }
+        let token = Tracked.observe(in: center) { (payload: Tracked) async in
+            guard payload.index == 0 else {
+                order.append("own \(payload.index)")
+                return done.fire()
+            }
+            try? await awaitDelivery { Tracked(1).post(in: center) }
+            // The other async observer has had post 1; this one gets it once this call returns.
+            order.append("awaited; other saw \(other.values)")
+        }
+        Tracked(0).post(in: center)
+        await done.wait()
+        #expect(order.values == ["awaited; other saw [0, 1]", "own 1"])
+        withExtendedLifetime((token, otherToken)) {}
+    }
+
+    @Test func aCoalescedPostIsAwaitedUntilItsBurstIsDelivered() async throws {
+        let center = NotificationCenter()
+        let seen = Recorded<Int>()
+        let queue = DispatchQueue(label: "observer")
+        let token = Tracked.observe(in: center, delivery: .async(on: queue)) { seen.append($0.index) }
+        try await awaitDelivery {
+            for index in 0..<3 { Tracked(index).post(in: center, coalescing: .nextTurn) }
+        }
+        #expect(seen.values == [2], "the burst's one delivery, of its latest post")
+        try await awaitDelivery {
+            Tracked(10).post(in: center, coalescing: .within(0.05))
+        }
+        #expect(seen.values == [2, 10])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func postsTheHandlersMakeDuringThePostAreAwaitedToo() async throws {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "observer")
+        let seen = Recorded<String>()
+        let relay = Tracked.observe(in: center) { payload in
+            Counted(count: payload.index).post(in: center)
+        }
+        let queued = Counted.observe(in: center, delivery: .async(on: queue)) { seen.append("count \($0.count)") }
+        try await awaitDelivery { Tracked(4).post(in: center) }
+        #expect(seen.values == ["count 4"])
+        withExtendedLifetime((relay, queued)) {}
+    }
+
+    @Test func sequencesAndPlainObserversHaveThePayloadWhenThePostReturns() async throws {
+        let center = NotificationCenter()
+        let plain = Recorded<String>()
+        let sequence = Tracked.notifications(in: center)
+        let observer = center.addObserver(forName: Tracked.notificationName, object: nil, queue: nil) { _ in
+            plain.append("plain")
+        }
+        // Nobody iterates the sequence: handing the payload over is all a sequence's delivery is.
+        try await awaitDelivery { Tracked(0).post(in: center) }
+        #expect(plain.values == ["plain"])
+        var iterator = sequence.makeAsyncIterator()
+        #expect(await iterator.next()?.index == 0)
+        center.removeObserver(observer)
+    }
+
+    @Test func itReturnsWhatThePostsReturnAndRethrowsAtOnce() async throws {
+        let center = NotificationCenter()
+        let value = try await awaitDelivery { () -> Int in
+            Tracked(0).post(in: center)
+            return 42
+        }
+        #expect(value == 42)
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) { try await awaitDelivery { throw Refused() } }
+    }
+}
+
+private struct Counted: Notifiable { let count: Int }
