@@ -4057,6 +4057,52 @@ enum TestingCodeThatPostsNotifications_WhatCountsInABlock_2 {
     }
 }
 
+// swift-format-ignore
+enum TestingCodeThatPostsNotifications_WaitUntilObserversHaveRun_1 {
+    // Prelude: the block named `Store`.
+
+    struct Saved: Notifiable, Equatable {
+        let id: Int
+    }
+
+    final class Store: Sendable {
+        let center: NotificationCenter
+
+        init(center: NotificationCenter) {
+            self.center = center
+        }
+
+        func save(_ ids: [Int]) {
+            for id in ids {
+                Saved(id: id).post(from: self, in: center)
+            }
+        }
+
+        /// Saves on a background queue and returns at once.
+        func saveInBackground(_ ids: [Int]) {
+            DispatchQueue.global().async { self.save(ids) }
+        }
+    }
+
+    actor SearchIndex {
+        private(set) var ids: [Int] = []
+        func add(_ id: Int) { ids.append(id) }
+    }
+
+    @Test static func savingIndexesEachItem() async throws {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let index = SearchIndex()
+        Saved.observe(for: index, from: store, in: center) { index, saved in index.add(saved.id) }
+
+        try await awaitDelivery { store.save([1, 2]) }  // its posts, and their delivery to the index
+
+        #expect(await index.ids == [1, 2])
+    }
+
+    static func example() async throws {}
+}
+
 // MARK: - Docs/TypedNotifications.docc/TypedNotifications.md
 
 // swift-format-ignore

@@ -348,24 +348,26 @@ extension CoalescingTests {
         withExtendedLifetime(token) {}
     }
 
-    @Test func concurrentCoalescedPostsOfManyKeysEachEndInOneDeliveryOfTheirLatest() async {
+    @Test func concurrentCoalescedPostsOfManyKeysEachEndInOneDeliveryOfTheirLatest() async throws {
         let center = NotificationCenter()
         let senders = (0..<8).map { _ in ReusableObject() }
         let lastByIndex = (0..<8).map { _ in Recorded<Int>() }
         let tokens = senders.enumerated().map { index, sender in
             Burst.observe(from: sender, in: center) { lastByIndex[index].append($0.n) }
         }
-        await withTaskGroup(of: Void.self) { group in
-            for (index, sender) in senders.enumerated() {
+        // Each task awaits the delivery of the bursts its posts joined: once the group is done, every burst is.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for sender in senders {
                 group.addTask {
-                    for n in 0..<500 { Burst(n: n).post(from: sender, in: center, coalescing: .within(0.001)) }
-                    _ = index
+                    try await awaitDelivery {
+                        for n in 0..<500 { Burst(n: n).post(from: sender, in: center, coalescing: .within(0.001)) }
+                    }
                 }
             }
+            try await group.waitForAll()
         }
         // The last burst of each sender must end with 499.
         for index in 0..<8 {
-            for _ in 0..<100_000 where lastByIndex[index].values.last != 499 { await Task.yield() }
             let values = lastByIndex[index].values
             #expect(values.last == 499)
             #expect(values == values.sorted())

@@ -10,12 +10,13 @@ import TypedNotificationsTestSupport
     private static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The library's public functions named `post`, `observe…`, `notifications`, `publisher` or `next`, excluding the
-    /// `next` requirements of `NotificationSequence.AsyncIterator` (`AsyncIteratorProtocol`'s, not entry points).
+    /// The library's public functions named `post`, `observe…`, `notifications`, `publisher`, `next` or
+    /// `awaitDelivery`, excluding the `next` requirements of `NotificationSequence.AsyncIterator`
+    /// (`AsyncIteratorProtocol`'s, not entry points).
     @Test func theLibraryHasAtMostSixteenPostingAndObservingEntryPoints() throws {
         let sources = Self.root.appendingPathComponent("Sources/TypedNotifications")
         let files = try #require(FileManager.default.subpaths(atPath: sources.path)).filter { $0.hasSuffix(".swift") }
-        let declaration = #/public (static )?func (post|observe\w*|notifications|publisher|next)\b/#
+        let declaration = #/public (static )?func (post|observe\w*|notifications|publisher|next|awaitDelivery)\b/#
         var entryPoints: [String] = []
         for file in files.sorted() {
             let source = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
@@ -23,9 +24,9 @@ import TypedNotificationsTestSupport
                 entryPoints.append("\(file): \(line.trimmingCharacters(in: .whitespaces))")
             }
         }
-        // 2 posting forms, 9 observing forms, a sequence, a publisher, and `next` as one step (on the type) or as the
-        // second step of a race-free wait (on a sequence made first).
-        #expect(entryPoints.count == 15, "\(entryPoints.joined(separator: "\n"))")
+        // 2 posting forms, 9 observing forms, a sequence, a publisher, `next` as one step (on the type) or as the
+        // second step of a race-free wait (on a sequence made first), and awaiting the delivery of posts.
+        #expect(entryPoints.count == 16, "\(entryPoints.joined(separator: "\n"))")
         #expect(entryPoints.count <= 16)
     }
 
@@ -108,22 +109,19 @@ import TypedNotificationsTestSupport
 
     // MARK: - Owners and senders
 
-    @Test func anAsyncHandlerBoundToAnOwnerEndsWithIt() async {
+    @Test func anAsyncHandlerBoundToAnOwnerEndsWithIt() async throws {
         let center = NotificationCenter()
         let seen = Recorded<Int>()
-        let delivered = Signal()
         var owner: Counter? = Counter()
         CounterDidChange.observe(for: owner!, in: center) { owner, change async in
             owner.increment()
             seen.append(change.count)
-            delivered.fire()
         }
-        CounterDidChange(count: 1).post(in: center)
-        await delivered.wait()
+        // The call holds the owner until it returns; the wait ends once it has.
+        try await awaitDelivery { CounterDidChange(count: 1).post(in: center) }
         weak let probe = owner
         owner = nil
-        // The call that just ran holds the owner until it returns; wait for that, not for a time.
-        while probe != nil { await Task.yield() }
+        #expect(probe == nil, "the call that ran let go of its owner")
         CounterDidChange(count: 2).post(in: center)
         #expect(seen.values == [1])
         #expect(center.typedObservations.isEmpty, "the post after the owner died ended the observation")
