@@ -23,8 +23,9 @@
 ///
 /// - **No deadlock:** the wait suspends the task, it never blocks a thread: awaited on the main actor, main-actor
 ///   observers run while it waits (those of a post made there run during the post, as always). Inside an `async`
-///   handler, the deliveries to that handler's own observation are not waited for: they run after the handler
-///   returns. Two tasks that each await the other's handler wait for ever, as with any two tasks awaiting each other.
+///   handler, the deliveries to that handler's own observation are not waited for, coalesced or not: they run after
+///   the handler returns (a task the handler starts is another task, and waits for them). Two tasks that each await
+///   the other's handler wait for ever, as with any two tasks awaiting each other.
 /// - **Cancellation:** if the awaiting task is cancelled, the wait ends with `CancellationError`; the deliveries go on.
 /// - **Cost:** ordinary posts pay nothing for it; a delivery queued inside `awaitDelivery` holds one reference more.
 ///
@@ -55,8 +56,7 @@ public func awaitDelivery<Result>(
     _ posts: () throws -> Result
 ) async throws -> Result {
     let waiter = DeliveryWaiter()
-    let result = try PendingDeliveries.collecting(
-        into: PendingDeliveries(waiter: waiter, excluded: PendingDeliveries.runningAsyncTarget), posts)
+    let result = try PendingDeliveries.collecting(into: PendingDeliveries(waiter: waiter), posts)
     try await waiter.wait()
     return result
 }

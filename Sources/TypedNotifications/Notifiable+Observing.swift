@@ -128,13 +128,14 @@ extension Notifiable {
     /// instance (or an actor, for the form below): a struct has no lifetime to end the observation, and does not
     /// compile here (see ``OwnerBoundObservation``).
     ///
-    /// - **Where the handler runs:** as for ``observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)``:
-    ///   on the posting thread unless `delivery` names a queue. While it runs it holds `owner`.
+    /// - **Where the handler runs:** as for
+    ///   ``observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)``: on the posting thread unless
+    ///   `delivery` names a queue. While it runs it holds `owner`.
     /// - **When observation ends:** when `owner` is deallocated (the handler is never called after that), when
     ///   ``OwnerBoundObservation/cancel()`` is called, or when the center is deallocated.
     /// - `owner` is `Sendable` because the handler receives it on the posting thread or queue; for a `@MainActor`
-    ///   class, use ``observeOnMainActor(for:from:in:where:file:line:isolation:_:)``. When `owner` is an actor, the form whose
-    ///   handler is isolated to it is chosen (``observe(for:from:in:where:file:line:isolation:_:)``).
+    ///   class, use ``observeOnMainActor(for:from:in:where:file:line:isolation:_:)``. When `owner` is an actor, the
+    ///   form whose handler is isolated to it is chosen (``observe(for:from:in:where:file:line:isolation:_:)``).
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }

@@ -84,8 +84,8 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
     /// The longest a burst lasts, in seconds: its nanoseconds fit the timer's `UInt64`.
     static var longestBurst: TimeInterval { 1_000_000_000 }
 
-    /// The same coalescing, delivering the burst's payloads combined by `merge` (in post order: `merge(earlier, later)`)
-    /// instead of its latest payload: to count the posts, or to collect what they carry.
+    /// The same coalescing, delivering the burst's payloads combined by `merge` (in post order: `merge(earlier,
+    /// later)`) instead of its latest payload: to count the posts, or to collect what they carry.
     ///
     /// `merge` runs at the burst's end, on its context, outside the package's locks; the burst keeps its payloads until
     /// then.

@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Where and when the handler of ``Notifiable/observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)``
-/// runs.
+/// Where and when the handler of
+/// ``Notifiable/observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)`` runs.
 ///
 /// - ``immediate`` (the default): synchronously on the posting thread, before `post` returns, in registration order.
 /// - ``async(on:)``: on a `DispatchQueue` or an `OperationQueue`, asynchronously; `post` never waits for the handler.
@@ -9,8 +9,9 @@ public import Foundation
 ///   thread's in post order, and never run at the same time, even on a concurrent queue. Cancelling the observation
 ///   drops what is still queued for it.
 ///
-/// For a handler isolated to the main actor, use ``Notifiable/observeOnMainActor(from:in:where:file:line:isolation:_:)``:
-/// `.async(on: .main)` does not compile, and says so.
+/// For a handler isolated to the main actor, use
+/// ``Notifiable/observeOnMainActor(from:in:where:file:line:isolation:_:)``: `.async(on: .main)` does not compile, and
+/// says so.
 ///
 /// ```swift
 /// struct CounterDidChange: Notifiable { let count: Int }

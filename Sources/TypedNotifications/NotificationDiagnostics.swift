@@ -46,8 +46,8 @@ public enum NotificationDiagnostics {
             /// An observing call, at `fileID` and `line`, was given a `NotificationCenter` as its sender filter
             /// (`from:`): it sees only posts whose sender is that center object, which is almost never meant.
             ///
-            /// `CounterDidChange.observe(from: center) { … }` compiles where `observe(in: center)` was meant, observes
-            /// ``Event/center`` (the default center), and never fires. Reported in debug builds only, when the
+            /// `CounterDidChange.observe(from: center) { … }` compiles where `observe(in: center)` was meant,
+            /// observes ``Event/center`` (the default center), and never fires. Reported in debug builds only, when the
             /// observation is made.
             case centerAsSender(fileID: String, line: Int)
             /// A post was given a `NotificationCenter` as its sender (`from:`), where `in:` was almost surely meant: it
@@ -136,7 +136,7 @@ public enum NotificationDiagnostics {
             ///         }
             ///         return Download(bytes: bytes)
             ///     }
-            ///     // Without this half, the first post would be reported as halfBridged(missing: "userInfo(for:)", …).
+            ///     // Without this half, the first post is reported as halfBridged(missing: "userInfo(for:)", …).
             ///     static func userInfo(for download: Download) -> [AnyHashable: Any]? { ["bytes": download.bytes] }
             /// }
             /// ```

@@ -27,7 +27,9 @@ public import Foundation
 ///   thread, a queue, the main actor, an actor, an `async` handler's task): posts that start afterwards skip it, a
 ///   post already delivering skips it if it has not reached it yet, and queued deliveries are dropped. A `where:`
 ///   condition is part of the call: one that is running when ``cancel()`` returns never leads to the handler. A
-///   call that had already started may finish; it is not waited for (see below). Releasing the token, and an owner's
+///   call that had already started may finish; it is not waited for (see below). An `async` handler's call starts
+///   in its task, at the last check, before the handler hops to its own isolation (a `@MainActor` closure's hop to
+///   the main actor is part of the call). Releasing the token, and an owner's
 ///   death seen by the package, end the observation the same way.
 /// - Cancelling twice, cancelling from inside the handler, or releasing the token on another thread never affects
 ///   any other observation.
@@ -35,8 +37,9 @@ public import Foundation
 /// - Important: ``cancel()`` does not wait for a handler that is already running on another thread: when it
 ///   returns, that call may still be in progress. So cancelling in `deinit` does not make an `unowned self` capture
 ///   safe: a post on another thread can be inside the handler, using the object being deinitialised. Capture
-///   `[weak self]` instead, or observe with the owner-bound ``Notifiable/observe(for:from:in:delivery:where:file:line:_:)``, which
-///   hands the handler its owner and keeps it alive while the handler runs.
+///   `[weak self]` instead, or observe with the owner-bound
+///   ``Notifiable/observe(for:from:in:delivery:where:file:line:_:)``, which hands the handler its owner and keeps it
+///   alive while the handler runs.
 ///
 /// Tokens compare by identity. They are `Sendable`: cancel or release them from any thread.
 public final class NotificationToken: Hashable, Sendable {
@@ -183,7 +186,8 @@ enum DiscardedTokens {
 
         /// Whether `token`, being released now with its channel at `activity`, is released at once.
         func isReleased(_ token: NotificationToken, atOnceWith activity: UInt64) -> Bool {
-            // Safe: both sides are addresses compared as numbers, never dereferenced (see `init`); `token` is alive here.
+            // Safe: both sides are addresses compared as numbers, never dereferenced (see `init`); `token` is alive
+            // here.
             let newest: UnsafeRawPointer? = tn_newest_token()
             guard thread == tn_thread_marker(), newest == UnsafeRawPointer(Unmanaged.passUnretained(token).toOpaque())
             else { return false }

@@ -972,7 +972,7 @@ enum NotificationDelivery_async_1 {
     }
 }
 
-enum NotificationDelivery_line74_1 {
+enum NotificationDelivery_line75_1 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         let token = CounterDidChange.observeOnMainActor { change in print(change.count) }
@@ -1048,7 +1048,7 @@ enum NotificationDiagnostics_halfBridged_1 {
                 }
                 return Download(bytes: bytes)
             }
-            // Without this half, the first post would be reported as halfBridged(missing: "userInfo(for:)", …).
+            // Without this half, the first post is reported as halfBridged(missing: "userInfo(for:)", …).
             static func userInfo(for download: Download) -> [AnyHashable: Any]? { ["bytes": download.bytes] }
         }
     }

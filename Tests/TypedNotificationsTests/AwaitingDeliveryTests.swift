@@ -44,13 +44,7 @@ import TypedNotificationsTestSupport
         let queue = DispatchQueue(label: "blocked")
         let calls = Counter()
         let token = Tracked.observe(in: center, delivery: .async(on: queue)) { _ in calls.increment() }
-        let gate = DispatchSemaphore(value: 0)
-        let blocked = Signal()
-        queue.async {
-            blocked.fire()
-            gate.wait()
-        }
-        await blocked.wait()
+        let gate = await block(queue)
         let waiting = Task { try await awaitDelivery { Tracked(0).post(in: center) } }
         token.cancel()  // drops the queued delivery, while the queue is still blocked
         try await waiting.value
@@ -76,13 +70,7 @@ import TypedNotificationsTestSupport
     @Test func aCenterDeallocatedWithDeliveriesQueuedEndsTheWait() async throws {
         var center: NotificationCenter? = NotificationCenter()
         let queue = DispatchQueue(label: "blocked")
-        let gate = DispatchSemaphore(value: 0)
-        let blocked = Signal()
-        queue.async {
-            blocked.fire()
-            gate.wait()
-        }
-        await blocked.wait()
+        let gate = await block(queue)
         let calls = Counter()
         let token = Tracked.observe(in: center!, delivery: .async(on: queue)) { _ in calls.increment() }
         // The waiting task holds the center only while it posts.
@@ -111,13 +99,7 @@ import TypedNotificationsTestSupport
         let queue = DispatchQueue(label: "blocked")
         let delivered = Signal()
         let token = Tracked.observe(in: center, delivery: .async(on: queue)) { _ in delivered.fire() }
-        let gate = DispatchSemaphore(value: 0)
-        let blocked = Signal()
-        queue.async {
-            blocked.fire()
-            gate.wait()
-        }
-        await blocked.wait()
+        let gate = await block(queue)
         let waiting = Task { try await awaitDelivery { Tracked(0).post(in: center) } }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
@@ -138,8 +120,7 @@ import TypedNotificationsTestSupport
         try await nothingToWaitFor.value
         #expect(seen.values == [5])
         let queue = DispatchQueue(label: "blocked")
-        let gate = DispatchSemaphore(value: 0)
-        queue.async { gate.wait() }
+        let gate = await block(queue)
         let queued = Tracked.observe(in: center, delivery: .async(on: queue)) { seen.append($0.index) }
         let mustWait = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -172,6 +153,50 @@ import TypedNotificationsTestSupport
         await done.wait()
         #expect(order.values == ["awaited; other saw [0, 1]", "own 1"])
         withExtendedLifetime((token, otherToken)) {}
+    }
+
+    /// A coalesced post made inside an `async` handler joins a burst delivered later, by another task: the burst's
+    /// delivery to the handler's own observation is not waited for either, and other waiters on that burst are.
+    @Test(arguments: [NotificationCoalescing<Tracked>.nextTurn, .within(0.05)])
+    func insideAnAsyncHandlerACoalescedPostToItselfIsNotWaitedFor(coalescing: NotificationCoalescing<Tracked>)
+        async throws
+    {
+        let center = NotificationCenter()
+        let awaited = Signal()
+        let seen = Recorded<Int>()
+        let token = Tracked.observe(in: center) { (payload: Tracked) async in
+            seen.append(payload.index)
+            guard payload.index == 0 else { return }
+            try? await awaitDelivery { Tracked(1).post(in: center, coalescing: coalescing) }
+            awaited.fire()
+        }
+        Tracked(0).post(in: center)
+        #expect(await finishes(within: 10) { await awaited.wait() }, "the handler waited for its own delivery")
+        // An ordinary waiter whose post joins a burst is waited for until the handler has had it.
+        try await awaitDelivery { Tracked(2).post(in: center, coalescing: coalescing) }
+        #expect(seen.values.last == 2)
+        withExtendedLifetime(token) {}
+    }
+
+    /// A task that an `async` handler starts is not the handler: it waits for the handler's deliveries too.
+    @Test func aTaskStartedInsideAnAsyncHandlerWaitsForThatHandlersDeliveries() async throws {
+        let center = NotificationCenter()
+        let seen = Recorded<Int>()
+        let result = Slot<[Int]>()
+        let done = Signal()
+        let token = Tracked.observe(in: center) { (payload: Tracked) async in
+            seen.append(payload.index)
+            guard payload.index == 0 else { return }
+            Task {
+                try? await awaitDelivery { Tracked(1).post(in: center) }
+                result.set(seen.values)
+                done.fire()
+            }
+        }
+        Tracked(0).post(in: center)
+        await done.wait()
+        #expect(result.value == [0, 1])
+        withExtendedLifetime(token) {}
     }
 
     @Test func aCoalescedPostIsAwaitedUntilItsBurstIsDelivered() async throws {
@@ -227,6 +252,18 @@ import TypedNotificationsTestSupport
         #expect(value == 42)
         struct Refused: Error {}
         await #expect(throws: Refused.self) { try await awaitDelivery { throw Refused() } }
+    }
+
+    /// Blocks `queue` until the returned gate is signalled, once the block has started: deliveries queued for it wait.
+    private func block(_ queue: DispatchQueue) async -> DispatchSemaphore {
+        let gate = DispatchSemaphore(value: 0)
+        let blocked = Signal()
+        queue.async {
+            blocked.fire()
+            gate.wait()
+        }
+        await blocked.wait()
+        return gate
     }
 }
 

@@ -120,7 +120,8 @@ class AnySubscription: @unchecked Sendable {
 /// `@unchecked Sendable` for the pointer, to a string literal: static data of its module, never written or freed.
 ///
 /// For memory, not speed: a `StaticString` and a `UInt` instead would make each observation larger than the plain
-/// `NotificationCenter` twin's, where it is now smaller (the memory rows of `TypedNotificationsRatios --filter memory`).
+/// `NotificationCenter` twin's, where it is now smaller (the memory rows of `TypedNotificationsRatios --filter
+/// memory`).
 @usableFromInline
 struct ObservationSite: @unchecked Sendable {
     /// A `#fileID` literal's UTF-8 bytes, NUL-terminated (for `String(cString:)`) as every string literal is.

@@ -16,9 +16,10 @@ enum Coalescer {
     }
 
     /// One burst. Its center and sender are held strongly until delivered (at most its window), so no other object can
-    /// take the key's addresses meanwhile; the actor it ends on is held weakly, and strongly only while it is delivered.
-    /// `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the sender need not be (handlers get it as a
-    /// post's sender); both are touched only under the lock of ``slots``, or by the burst's end once taken out.
+    /// take the key's addresses meanwhile; the actor it ends on is held weakly, and strongly only while it is
+    /// delivered. `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the sender need not be (handlers
+    /// get it as a post's sender); both are touched only under the lock of ``slots``, or by the burst's end once taken
+    /// out.
     final class Burst: @unchecked Sendable {
         let center: NotificationCenter
         var sender: AnyObject?
@@ -100,7 +101,7 @@ enum Coalescer {
         let merge = coalescing.merge
         // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
         let context = endContext(of: isolation).map(WeakActor.init)
-        let pending = PendingDeliveries.current(for: nil)
+        let pending = PendingDeliveries.current
         let (scheduled, replaced): (Burst?, (payloads: [Any], sender: AnyObject?)?) = slots.withLock { slots in
             if let burst = slots[key]?.gathering {
                 if let pending { burst.pending.append(pending) }
@@ -168,7 +169,7 @@ enum Coalescer {
                 burst.center.deliver(payload, as: subject, from: sender, isolation: context)
             } else {
                 // The burst's deliveries hold the waits of the posts it joined.
-                let pending = PendingDeliveries(waiter: nil, joined: joined)
+                let pending = PendingDeliveries(joining: joined)
                 PendingDeliveries.collecting(into: pending) {
                     burst.center.deliver(payload, as: subject, from: sender, isolation: context)
                 }

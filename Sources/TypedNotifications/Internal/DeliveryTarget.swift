@@ -77,6 +77,9 @@ final class DeliveryTarget: Sendable {
         var isScheduled = false
         /// Whether a handler of this target is running, on its executor.
         var isRunning = false
+        /// For an `async` handler's task target: the drain task, while it runs an entry. Only compared for identity,
+        /// set and cleared by that task itself (``take(through:drainedBy:)``).
+        var drainingTask: TaskIdentity? = nil
 
         mutating func append(_ entry: Entry) {
             lastNumber &+= 1
@@ -165,7 +168,7 @@ final class DeliveryTarget: Sendable {
     ) {
         let boxed: Any = payload
         let scope = NotificationDiagnostics.queuedScope
-        let pending = PendingDeliveries.current(for: self)
+        let pending = PendingDeliveries.current
         var entries: [Entry] = []
         // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
         for observer in subscriptions
@@ -181,8 +184,9 @@ final class DeliveryTarget: Sendable {
 
     /// Queues a post for this task's `async` handler and starts the task if idle; the caller checked owner and sender.
     func queue(_ payload: Any, for subscription: AnySubscription) {
-        let entry = Entry(
-            subscription: subscription, payload: payload, sender: nil, pending: PendingDeliveries.current(for: self))
+        // Inside this task's own handler, what it posts to itself runs after it returns: it is not waited for.
+        let pending = PendingDeliveries.current?.attached(to: self)
+        let entry = Entry(subscription: subscription, payload: payload, sender: nil, pending: pending)
         finish(enqueue(CollectionOfOne(entry), isCurrent: false))
     }
 
@@ -204,6 +208,12 @@ final class DeliveryTarget: Sendable {
         if let last = queued.runsThrough {
             while let entry = take(through: last) { entry.run() }
         }
+    }
+
+    /// Whether `task` is this `async` handler's drain task, running one of its entries: what it awaits from this
+    /// target runs only after the handler returns. Asked only for deliveries of posts made inside `awaitDelivery`.
+    func isDrained(by task: TaskIdentity) -> Bool {
+        state.withLock { $0.drainingTask == task }
     }
 
     /// Drops what is queued for `subscription`, which ended; the entries are released after the lock.

@@ -8,29 +8,50 @@ import CTypedNotificationsRuntime
 /// returns, so they hold nothing.
 ///
 /// Entries are released outside the package's locks (they hold user payloads), so the waiter is told outside them too.
+///
+/// Immutable; its parts are `Sendable`.
 final class PendingDeliveries: Sendable {
     private let waiter: DeliveryWaiter?
     /// Those of the posts a coalesced burst joined, held until the burst's own deliveries let go.
     private let joined: [PendingDeliveries]
-    /// The `async` handler's target whose handler made the posts: its FIFO runs only after that handler returns, so
-    /// waiting for it would never end. Its deliveries are not waited for.
-    private let excluded: DeliveryTarget?
+    /// The task awaiting the posts. Inside an `async` handler it is that handler's drain task, whose FIFO runs only
+    /// after the handler returns: deliveries queued there are not waited for (``attached(to:)``). If the task has
+    /// ended (its wait was cancelled), a new task at its address can only drop deliveries from a wait already over.
+    private let awaitingTask: TaskIdentity?
 
-    init(waiter: DeliveryWaiter?, joined: [PendingDeliveries] = [], excluded: DeliveryTarget? = nil) {
+    init(waiter: DeliveryWaiter) {
         self.waiter = waiter
+        joined = []
+        awaitingTask = .current
+    }
+
+    /// For a coalesced burst's delivery: the waits of the posts it joined.
+    init(joining joined: [PendingDeliveries]) {
+        waiter = nil
         self.joined = joined
-        self.excluded = excluded
+        awaitingTask = nil
     }
 
     deinit {
         waiter?.finish(cancelled: false)
     }
 
-    /// The pending deliveries a post made now on this thread reports to, for a delivery queued on `target`.
-    static func current(for target: DeliveryTarget?) -> PendingDeliveries? {
+    /// The pending deliveries a post made now on this thread reports to, if any: one thread-local load.
+    static var current: PendingDeliveries? {
         guard let pointer = tn_pending_deliveries() else { return nil }
-        let pending = Unmanaged<PendingDeliveries>.fromOpaque(pointer).takeUnretainedValue()
-        return target != nil && pending.excluded === target ? nil : pending
+        return Unmanaged<PendingDeliveries>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// What a delivery queued on `target`, an `async` handler's task, holds: these pending deliveries without the
+    /// waits of that handler itself (awaited from its drain task), which would never end.
+    func attached(to target: DeliveryTarget) -> PendingDeliveries? {
+        if joined.isEmpty {
+            guard let awaitingTask, target.isDrained(by: awaitingTask) else { return self }
+            return nil
+        }
+        let kept = joined.filter { $0.attached(to: target) != nil }
+        if kept.count == joined.count { return self }
+        return kept.isEmpty ? nil : PendingDeliveries(joining: kept)
     }
 
     /// Runs `body` with the posts it makes on this thread reporting to `pending`, which the caller keeps alive.
@@ -40,9 +61,6 @@ final class PendingDeliveries: Sendable {
         defer { tn_set_pending_deliveries(previous) }
         return try body()
     }
-
-    /// The `async` handler's target running the current task's handler, if any (see ``excluded``).
-    @TaskLocal static var runningAsyncTarget: DeliveryTarget?
 }
 
 /// The one task awaiting a ``PendingDeliveries``: told once, by the last release or by the task's cancellation.
@@ -83,5 +101,17 @@ final class DeliveryWaiter: Sendable {
             finish(cancelled: true)
         }
         if cancelled { throw CancellationError() }
+    }
+}
+
+/// A task's identity, without a reference to it: its address, compared and never dereferenced, so that recording it
+/// (as a drain task does for every entry it runs) costs no retain and release.
+struct TaskIdentity: Equatable, Sendable {
+    private let address: UInt
+
+    /// The current task's, if code runs in a task.
+    static var current: TaskIdentity? {
+        // Safe: `UnsafeCurrentTask` is one reference to the task; its bits are read as an address, not retained.
+        withUnsafeCurrentTask { $0.map { TaskIdentity(address: unsafeBitCast($0, to: UInt.self)) } }
     }
 }

@@ -14,8 +14,8 @@ import Dispatch
 /// - Longer than ``longestNanoseconds`` (about 146 years), `.infinity` included: saturated to it, so that no
 ///   conversion below can overflow or wrap. In practice such a wait has no limit.
 ///
-/// ``seconds`` is the limit that errors report: the one given, or 0 for a negative or NaN one, so that an error compares
-/// equal to itself.
+/// ``seconds`` is the limit that errors report: the one given, or 0 for a negative or NaN one, so that an error
+/// compares equal to itself.
 package struct TimeLimit: Sendable, Equatable {
     /// The longest timer started, in nanoseconds: half of `Int64.max`, about 146 years. A deadline this far ahead of
     /// any clock's current reading still fits the signed 64-bit nanoseconds that Dispatch and the concurrency

@@ -18,7 +18,7 @@ enum SignedInUser: LatestValueNotifiable {
     typealias Payload = String
 }
 
-@Suite struct LatestValueObservationTests {
+@Suite struct LatestValueModelTests {
     /// A signal that fires when `model.value` is about to change, through `withObservationTracking`, as SwiftUI
     /// tracks it; `onChange` also checks that the change happens on the main actor. Made before the change, so that
     /// a change from another thread cannot come first.

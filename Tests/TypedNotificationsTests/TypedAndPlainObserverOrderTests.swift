@@ -12,7 +12,7 @@ import TypedNotificationsTestSupport
 /// platforms it hands observers `userInfo` through `NSDictionary` (simulated by the
 /// `-DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` build, which runs this suite too): none of that may change what typed
 /// observers see.
-@Suite struct DeliveryOrderTests {
+@Suite struct TypedAndPlainObserverOrderTests {
     enum Registration: CaseIterable, CustomTestStringConvertible {
         case plainFirst
         case typedFirst
