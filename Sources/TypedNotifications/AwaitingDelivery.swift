@@ -24,10 +24,13 @@
 /// - **No deadlock:** the wait suspends the task, it never blocks a thread: awaited on the main actor, main-actor
 ///   observers run while it waits (those of a post made there run during the post, as always). Inside an `async`
 ///   handler, the deliveries to that handler's own observation are not waited for, coalesced or not: they run after
-///   the handler returns (a task the handler starts is another task, and waits for them). Two tasks that each await
-///   the other's handler wait for ever, as with any two tasks awaiting each other.
+///   the handler returns. A task the handler starts, a child task (`async let`, a task group) included, is another
+///   task and waits for them, so the handler must not await such a task's wait for its own posts: it would wait for
+///   ever, as any two tasks that each await the other's handler do.
 /// - **Cancellation:** if the awaiting task is cancelled, the wait ends with `CancellationError`; the deliveries go on.
-/// - **Cost:** ordinary posts pay nothing for it; a delivery queued inside `awaitDelivery` holds one reference more.
+/// - **Cost:** ordinary posts allocate nothing for it; a delivery queued inside `awaitDelivery` holds one reference
+///   more, and an `async` handler's task records itself with each delivery it runs (the async-1 row of the
+///   Performance article's instruction table).
 ///
 /// ```swift
 /// struct DocumentSaved: Notifiable { let name: String }

@@ -9,7 +9,9 @@ extension Notifiable {
     /// - **Where the handler runs:** in a task of the observation's own, where the closure's isolation says (a
     ///   `@MainActor` closure on the main actor, otherwise on the global concurrent executor). `post` never waits: it
     ///   queues the payload and returns. The task awaits each call before the next, so the handler never overlaps
-    ///   itself and sees each thread's posts in post order (unlike Foundation's `AsyncMessage` observers).
+    ///   itself and sees each thread's posts in post order (unlike Foundation's `AsyncMessage` observers). The task is
+    ///   the observation's, shared by the calls made while posts keep arriving: a call that cancels it (through
+    ///   `withUnsafeCurrentTask`) cancels those after it too.
     /// - **When observation ends:** when the token is cancelled or released (what is still queued is dropped; a call
     ///   already running finishes), or when the center is deallocated.
     ///
