@@ -39,6 +39,8 @@ final class PendingDeliveries: Sendable {
     /// The pending deliveries a post made now on this thread reports to, if any: one thread-local load.
     static var current: PendingDeliveries? {
         guard let pointer = tn_pending_deliveries() else { return nil }
+        // Safe: the slot is set only by `collecting`, on this thread, for as long as its caller keeps the object
+        // alive, and cleared before that call returns; taken unretained, the result is retained as it is returned.
         return Unmanaged<PendingDeliveries>.fromOpaque(pointer).takeUnretainedValue()
     }
 
@@ -57,6 +59,7 @@ final class PendingDeliveries: Sendable {
     /// Runs `body` with the posts it makes on this thread reporting to `pending`, which the caller keeps alive.
     static func collecting<Result>(into pending: PendingDeliveries, _ body: () throws -> Result) rethrows -> Result {
         let previous = tn_pending_deliveries()
+        // Safe: unretained, as the caller keeps `pending` alive for the whole call, and the slot is restored on exit.
         tn_set_pending_deliveries(Unmanaged.passUnretained(pending).toOpaque())
         defer { tn_set_pending_deliveries(previous) }
         return try body()
