@@ -271,7 +271,7 @@ extension NotificationCenter {
     ///   - executor: The serial target the handler runs on (for an `async` handler, a task of its own), or `nil` for
     ///     the posting thread.
     ///   - condition: The `where:` condition, run where the handler runs, just before it would (see
-    ///     ``Subscription/admission(of:condition:stillActive:)``).
+    ///     ``Subscription/admission(of:stillActive:)``).
     ///   - kind: How introspection lists it; by default from `executor`.
     ///   - onEnd: Called once the observation ends, however it ends.
     ///   - bufferUnderLock: For a sequence: buffers a payload without calling user code (see

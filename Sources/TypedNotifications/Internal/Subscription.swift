@@ -1,7 +1,7 @@
 import Foundation
 
 /// A typed observer's handler, in the shape its observing form took it: the payload alone, or a call that also takes
-/// the sender and the owner, loaded once for the delivery (``Subscription/admission(of:condition:stillActive:)``).
+/// the sender and the owner, loaded once for the delivery (``Subscription/admission(of:stillActive:)``).
 @usableFromInline
 enum Handler<Payload: Sendable>: Sendable {
     case payload(@Sendable (Payload) -> Void)
@@ -40,7 +40,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         @usableFromInline
         let handler: Handler<Event.Payload>
         /// The `where:` condition: part of a call, so it runs where the handler runs, just before it would (see
-        /// ``Subscription/admission(of:condition:stillActive:)``).
+        /// ``Subscription/admission(of:stillActive:)``).
         @usableFromInline
         let condition: (@Sendable (Event.Payload) -> Bool)?
         /// Called once the observation ends, however it ends: a sequence (and an `async` handler's) finishes here.
@@ -176,20 +176,16 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     }
 
     /// Whether the handler starts, after the caller's own check that the observation is active: the owner lives, the
-    /// `where:` condition (`condition`, or the subscription's own) accepts `payload`, and if either was asked, the
+    /// `where:` condition accepts `payload`, and if either was asked, the
     /// observation is still active (`stillActive`). Returns the owner, loaded for the handler (`.some(nil)` for an
     /// observation without one), or `nil` if the handler must not start; an owner found dead ends the observation.
     /// The owner is not held while the condition runs (it is loaded again after it), so that one that dies meanwhile
     /// never reaches the handler; without a condition it is loaded once. The condition is part of the call, so an
     /// observation whose `cancel()` returns while it runs, on any thread, never reaches its handler: this last check
     /// is the last step before the handler.
-    private func admission(
-        of payload: Event.Payload,
-        condition: ((Event.Payload) -> Bool)? = nil,
-        stillActive: () -> Bool
-    ) -> AnyObject?? {
+    private func admission(of payload: Event.Payload, stillActive: () -> Bool) -> AnyObject?? {
         var owner = loadOwner()
-        let condition = condition ?? rest?.condition
+        let condition = rest?.condition
         if let condition, owner != nil {
             owner = nil
             guard condition(payload) else { return nil }
@@ -204,7 +200,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     }
 
     /// The checks made on the target before a queued handler starts: the observation is active, then
-    /// ``admission(of:condition:stillActive:)`` (a main-actor owner is loaded only here, see ``AnySubscription``).
+    /// ``admission(of:stillActive:)`` (a main-actor owner is loaded only here, see ``AnySubscription``).
     private func admissionOnTarget(of payload: Event.Payload) -> AnyObject?? {
         let registry = ObserverRegistry.shared
         guard !registry.isCancelled(self) else { return nil }
