@@ -148,17 +148,10 @@ package final class SequenceFixture: @unchecked Sendable {
     package let plainSink = Sink()
     private let typedTaken = DispatchSemaphore(value: 0)
     private let plainTaken = DispatchSemaphore(value: 0)
-    private let typedTarget = Target()
-    private let plainTarget = Target()
+    private let typedTarget = DeliveryCountTarget()
+    private let plainTarget = DeliveryCountTarget()
     private var registration: (any NSObjectProtocol)?
     private var consumers: [Task<Void, Never>] = []
-
-    /// How many payloads the consumer must have taken before it signals.
-    private final class Target: @unchecked Sendable {
-        // Written by the posting thread before its posts, read by the consumer after it took a payload that those
-        // posts made: the sequence's own lock orders the two.
-        var value = 0
-    }
 
     package init() {
         let typedSink = typedSink
@@ -234,18 +227,11 @@ package final class AsyncHandlerFixture: @unchecked Sendable {
     package let plainSink = Sink()
     private let typedHandled = DispatchSemaphore(value: 0)
     private let plainHandled = DispatchSemaphore(value: 0)
-    private let typedTarget = Target()
-    private let plainTarget = Target()
+    private let typedTarget = DeliveryCountTarget()
+    private let plainTarget = DeliveryCountTarget()
     private var token: NotificationToken?
     private var registration: (any NSObjectProtocol)?
     private var consumer: Task<Void, Never>?
-
-    /// How many calls the handler must have made before it signals.
-    private final class Target: @unchecked Sendable {
-        // Written by the posting thread before its post, read by the handler after it received that post's payload:
-        // the queue between them (the package's, or the stream's) orders the two.
-        var value = 0
-    }
 
     package init() {
         let typedSink = typedSink
@@ -457,4 +443,11 @@ package final class CoalescedBurstFixture: @unchecked Sendable {
             _ = RunLoop.main.run(mode: .default, before: .distantPast)  // one pass, without waiting
         }
     }
+}
+
+/// How many payloads a consumer or handler must have taken before it signals the posting thread.
+private final class DeliveryCountTarget: @unchecked Sendable {
+    // Written by the posting thread before its posts, read by the consumer or handler after it took a payload those
+    // posts made: the queue between them (a sequence's, the package's, or an `AsyncStream`'s) orders the two.
+    var value = 0
 }
