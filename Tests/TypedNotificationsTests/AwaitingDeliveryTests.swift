@@ -7,7 +7,9 @@ import TypedNotificationsTestSupport
 // it never deadlocks where the handlers run on the awaiting task's own actor or task; the awaiting task's
 // cancellation ends the wait, not the deliveries.
 
-@Suite struct AwaitingDeliveryTests {
+// Serialized: several of these tests block a dispatch queue (a worker thread) while a delivery waits behind it, and on
+// Linux the cooperative executor runs on the same workers; run at once, they could hold up every other test's tasks.
+@Suite(.serialized) struct AwaitingDeliveryTests {
     @Test(arguments: ObservingTarget.allCases)
     func whenTheWaitEndsEveryHandlerHasRun(target: ObservingTarget) async throws {
         let center = NotificationCenter()
