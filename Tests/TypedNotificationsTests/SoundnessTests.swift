@@ -224,6 +224,32 @@ import TypedNotificationsTestSupport
         nested.set(nil)
     }
 
+    /// An observer that another thread starts, after ending the type's last observation, while a post goes from its
+    /// typed observers to Foundation: its Foundation observer is registered before Foundation takes its list of
+    /// observers, so Foundation calls it for the post, which it must skip like the one it replaced.
+    @Test func observerStartedOnAnotherThreadWhileAPostReachesFoundationStartsWithTheNextOne() {
+        let center = NotificationCenter()
+        let old = Recorded<Int>()
+        let renewed = Recorded<Int>()
+        let first = Slot<NotificationToken>()
+        let second = Slot<NotificationToken>()
+        first.set(Tick.observe(in: center) { old.append($0.id) })
+        TestHooks.onFoundationPost(in: center) {
+            guard second.value == nil else { return }
+            onNewThread {
+                first.value?.cancel()
+                second.set(Tick.observe(in: center) { renewed.append($0.id) })
+            }
+            .wait()
+        }
+        defer { TestHooks.removeFoundationPostHook(for: center) }
+        Tick(id: 1).post(in: center)
+        Tick(id: 2).post(in: center)
+        #expect(old.values == [1])
+        #expect(renewed.values == [2], "the observer started after the post's typed half received that post")
+        second.value?.cancel()
+    }
+
     @Test func payloadlessObserverStartedDuringAPostStartsWithTheNextOne() {
         let center = NotificationCenter()
         let calls = Recorded<Int>()

@@ -13,8 +13,8 @@ void tn_thread_lock_depth_add(int delta);
 void *tn_post_frame(void);
 void tn_set_post_frame(void *frame);
 
-/// The newest `NotificationToken` the calling thread made, and an address unique to the calling thread while it
-/// runs: for the debug report of a discarded token.
+/// The newest `NotificationToken` the calling thread made, for the debug report of a discarded token, and an address
+/// unique to the calling thread while it runs, for that report and for the thread that made a channel.
 const void *tn_newest_token(void);
 void tn_set_newest_token(const void *token);
 const void *tn_thread_marker(void);

@@ -1,3 +1,4 @@
+import CTypedNotificationsRuntime
 import Foundation
 
 /// The typed observers of one `Notifiable` type on one `NotificationCenter`, in registration order, and the one
@@ -33,6 +34,11 @@ class AnyChannel: @unchecked Sendable {
     weak var bridge: BridgeRegistration?
     /// Taken before the bridge is registered, so a post can tell a bridge registered since it began.
     let ordinal = FoundationBridge.nextBridgeOrdinal()
+    /// The thread that made the channel (see `tn_thread_marker`), so a post can tell a bridge its own thread
+    /// registered during it from one another thread registered meanwhile. A later thread may reuse an ended one's
+    /// marker, but a channel made since a post began was made while the posting thread ran, so an equal marker is the
+    /// posting thread.
+    let creatingThread = tn_thread_marker()
     #if DEBUG
     /// Posts and observations so far, for a discarded token's report (see `DiscardedTokens`). Atomic: any thread posts.
     private let activityCount = AtomicWord.make()

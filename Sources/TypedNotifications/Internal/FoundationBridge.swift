@@ -10,9 +10,10 @@ public import Foundation
 /// (found through a thread-local pointer) with the post's type, center and sender, the dictionary handed to Foundation
 /// (kept alive, so no other can take its storage) and the newest bridge when it began. As Foundation calls observers
 /// synchronously, a bridge matches a record of its type and center by sender and `userInfo` storage (or none), and
-/// skips the first match, once. A bridge registered during the post is never called for it (assumed, as Swift's
-/// Foundation does; see the Guarantees article), so what it gets is a re-post, delivered. A relay with another sender,
-/// center or dictionary (a transformer copies it to change it) is a new post, delivered; a verbatim re-post (same
+/// skips the first match, once. A bridge registered by the posting thread during the post is never called for it
+/// (assumed, as Swift's Foundation does; see the Guarantees article), so what it gets is a re-post, delivered; one
+/// registered by another thread meanwhile may or may not be called for it, and skips it like any other. A relay with
+/// another sender, center or dictionary (a transformer copies it to change it) is a new post, delivered; a verbatim re-post (same
 /// sender and dictionary) cannot be told apart, and is delivered once, instead of or after the original. The record
 /// names type and center, not a channel, so a channel replaced during the post skips it too. Exact where observers get
 /// the posted dictionary itself (Swift's Foundation; Apple's bridging adopts its native storage).
@@ -82,6 +83,9 @@ enum FoundationBridge {
         }
         withUnsafeMutablePointer(to: &record) { record in
             tn_set_post_frame(record)
+            #if DEBUG
+            TestHooks.willPostToFoundation(on: center)
+            #endif
             center.post(name: name, object: sender, userInfo: record.pointee.userInfo)
             tn_set_post_frame(record.pointee.previous)
         }
@@ -106,8 +110,13 @@ enum FoundationBridge {
             guard record.pointee.subject == channel.subject, record.pointee.center == channel.centerID,
                 record.pointee.isPost(of: notification)
             else { continue }
-            // Registered since the post began: Foundation never calls it for the post, so this is a re-post.
-            if channel.ordinal > record.pointee.newestBridge { return false }
+            // Made since the post began, by this thread: inside the post, so registered after Foundation took its list
+            // of observers, and never called for it: this is a re-post. One made by another thread meanwhile may have
+            // been registered before Foundation took its list; its observers started after the post's typed half, so
+            // it skips the post like any other bridge.
+            if channel.ordinal > record.pointee.newestBridge, channel.creatingThread == tn_thread_marker() {
+                return false
+            }
             if record.pointee.consume(by: channel) { return true }
         }
         return false

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 #if DEBUG
 /// Hooks that let tests pin a race window, in debug builds only: each is a no-op until a test installs one.
@@ -38,6 +38,30 @@ package enum TestHooks {
         guard installed.load() != 0 else { return }
         let hook = ownerLoads.withLock { $0[ObjectIdentifier(owner)] }
         hook?(owner)
+    }
+
+    /// What to call when a typed post with typed observers is about to go to Foundation, by the center's identity.
+    private static let foundationPosts = Locked<[ObjectIdentifier: @Sendable () -> Void]>([:])
+
+    /// Calls `hook` on the posting thread each time a typed post on `center` that has typed observers has made its
+    /// record (see ``FoundationBridge``) and is about to call Foundation, until ``removeFoundationPostHook(for:)``.
+    ///
+    /// A hook that has another thread observe meanwhile registers a Foundation observer that Foundation may call for
+    /// the post, as when that thread wins the race on its own.
+    package static func onFoundationPost(in center: NotificationCenter, _ hook: @escaping @Sendable () -> Void) {
+        foundationPosts.withLock { $0[ObjectIdentifier(center)] = hook }
+        installed.add(1)
+    }
+
+    package static func removeFoundationPostHook(for center: NotificationCenter) {
+        let removed = foundationPosts.withLock { $0.removeValue(forKey: ObjectIdentifier(center)) }
+        if removed != nil { installed.add(UInt64.max) }
+    }
+
+    static func willPostToFoundation(on center: NotificationCenter) {
+        guard installed.load() != 0 else { return }
+        let hook = foundationPosts.withLock { $0[ObjectIdentifier(center)] }
+        hook?()
     }
 }
 #endif
