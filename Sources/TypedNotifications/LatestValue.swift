@@ -9,7 +9,7 @@ public import Observation
 ///
 /// - **Where the value changes:** on the main actor. A post made on the main actor changes it before `post` returns;
 ///   a post from any other thread at the main actor's next turn, in post order, as
-///   ``Notifiable/observeOnMainActor(from:in:where:file:line:isolation:_:)`` delivers.
+///   ``Notifiable/observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)`` delivers.
 /// - **When observation begins:** when the model is made. It starts with the kept latest payload,
 ///   ``LatestValueNotifiable/latest(in:)``, or `nil` if there is none, and then follows every post of the type on
 ///   the center, typed or plain, from any sender.
@@ -22,7 +22,7 @@ public import Observation
 ///
 /// It is `@MainActor`, so it is `Sendable`: read it on the main actor, and release it anywhere. Every post sets
 /// ``value``, so an equal payload counts as a change too. To follow one sender's posts, or to do more than keep the
-/// value, observe with ``Notifiable/observeOnMainActor(for:from:in:where:file:line:isolation:_:)`` instead.
+/// value, observe with ``Notifiable/observeOnMainActor(for:from:in:where:coalescing:file:line:isolation:_:)`` instead.
 ///
 /// In a SwiftUI view, `@State private var unread = LatestValue<UnreadCount>()` and `unread.value?.count` in `body`
 /// are all it takes: see <doc:CombineAndSwiftUI>. Elsewhere on the main actor:

@@ -13,11 +13,11 @@ extension Notifiable {
     ///
     /// - **Where the handler runs:** synchronously on the posting thread, before `post` returns, unless `delivery`
     ///   names a queue (see ``NotificationDelivery``). The handler is `@Sendable` because posts may come from any
-    ///   thread; for a handler on the main actor, use ``observeOnMainActor(from:in:where:file:line:isolation:_:)``.
+    ///   thread; for a handler on the main actor, use ``observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``.
     /// - **When observation ends:** when the returned token is cancelled or released, or when the center is
     ///   deallocated. Keep the token (in a property, or with ``NotificationToken/store(in:)``); a token that is not
     ///   kept ends the observation at once, which debug builds report. To tie the observation to an object instead,
-    ///   use ``observe(for:from:in:delivery:where:file:line:_:)``.
+    ///   use ``observe(for:from:in:delivery:where:coalescing:file:line:_:)``.
     /// - Observation begins when this method returns. Observers of one type run in registration order; one cancelled
     ///   during a post is not called again, even later in that post; one added during a post starts with the next.
     /// - Plain posts under ``notificationName`` are decoded once with ``payload(from:)`` and delivered too; those that
@@ -38,6 +38,10 @@ extension Notifiable {
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
     ///     where the handler runs, just before it would. `nil` for every payload. For one case of an enum whose
     ///     cases carry values: `.matching { if case .finished = $0 { true } else { false } }`.
+    ///   - coalescing: Delivers the latest payload of each burst of posts instead of every post: after a pause
+    ///     (``NotificationCoalescing/afterPause(_:)``, a debounce), at most one per window
+    ///     (``NotificationCoalescing/within(_:)``, a throttle), or once per turn of the observer's actor
+    ///     (``NotificationCoalescing/nextTurn``); see <doc:LatestValuesAndCoalescing>. `nil` for every post.
     ///   - file: Where the observation is made, for ``Foundation/NotificationCenter/typedObservations``; leave the
     ///     default.
     ///   - line: Where the observation is made; leave the default.
@@ -49,6 +53,7 @@ extension Notifiable {
         in center: NotificationCenter = .default,
         delivery: NotificationDelivery = .immediate,
         where condition: NotificationCondition<Payload>? = nil,
+        coalescing: NotificationCoalescing<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Payload) -> Void
@@ -59,7 +64,7 @@ extension Notifiable {
                 sender: sender,
                 on: delivery.executor,
                 handler: .payload(handler),
-                condition: condition?.accepts,
+                condition: condition?.accepts, coalescing: coalescing,
                 site: ObservationSite(fileID: file, line: line)
             ),
             site: ObservationSite(fileID: file, line: line)
@@ -73,7 +78,7 @@ extension Notifiable {
     /// or for a plain post its `object`; it is `nil` when there is none or when it is not a ``Sender``. With a queue
     /// ``NotificationDelivery``, the sender is kept until the handler has run, as Foundation keeps `object` for
     /// observers registered with a queue. Where the handler runs and when observation ends: as for
-    /// ``observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)``.
+    /// ``observe(from:in:delivery:where:coalescing:file:line:_:)-(_,_,_,_,_,_,_,(Payload)->Void)``.
     ///
     /// ```swift
     /// final class Document: Sendable {
@@ -99,6 +104,10 @@ extension Notifiable {
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
     ///     where the handler runs, just before it would. `nil` for every payload. For one case of an enum whose
     ///     cases carry values: `.matching { if case .finished = $0 { true } else { false } }`.
+    ///   - coalescing: Delivers the latest payload of each burst of posts instead of every post: after a pause
+    ///     (``NotificationCoalescing/afterPause(_:)``, a debounce), at most one per window
+    ///     (``NotificationCoalescing/within(_:)``, a throttle), or once per turn of the observer's actor
+    ///     (``NotificationCoalescing/nextTurn``); see <doc:LatestValuesAndCoalescing>. `nil` for every post.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives the sender and each payload.
@@ -108,6 +117,7 @@ extension Notifiable {
         in center: NotificationCenter = .default,
         delivery: NotificationDelivery = .immediate,
         where condition: NotificationCondition<Payload>? = nil,
+        coalescing: NotificationCoalescing<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Sender?, Payload) -> Void
@@ -117,6 +127,7 @@ extension Notifiable {
         return NotificationToken(
             center.register(
                 Self.self, sender: sender, on: delivery.executor, handler: handler, condition: condition?.accepts,
+                coalescing: coalescing,
                 site: ObservationSite(fileID: file, line: line)),
             site: ObservationSite(fileID: file, line: line)
         )
@@ -129,13 +140,13 @@ extension Notifiable {
     /// compile here (see ``OwnerBoundObservation``).
     ///
     /// - **Where the handler runs:** as for
-    ///   ``observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)``: on the posting thread unless
+    ///   ``observe(from:in:delivery:where:coalescing:file:line:_:)-(_,_,_,_,_,_,_,(Payload)->Void)``: on the posting thread unless
     ///   `delivery` names a queue. While it runs it holds `owner`.
     /// - **When observation ends:** when `owner` is deallocated (the handler is never called after that), when
     ///   ``OwnerBoundObservation/cancel()`` is called, or when the center is deallocated.
     /// - `owner` is `Sendable` because the handler receives it on the posting thread or queue; for a `@MainActor`
-    ///   class, use ``observeOnMainActor(for:from:in:where:file:line:isolation:_:)``. When `owner` is an actor, the
-    ///   form whose handler is isolated to it is chosen (``observe(for:from:in:where:file:line:isolation:_:)``).
+    ///   class, use ``observeOnMainActor(for:from:in:where:coalescing:file:line:isolation:_:)``. When `owner` is an actor, the
+    ///   form whose handler is isolated to it is chosen (``observe(for:from:in:where:coalescing:file:line:isolation:_:)``).
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -157,6 +168,10 @@ extension Notifiable {
     ///   - condition: Only the payloads it accepts are delivered (`.equals(x)`, `.matching { … }`); it runs
     ///     where the handler runs, just before it would. `nil` for every payload. For one case of an enum whose
     ///     cases carry values: `.matching { if case .finished = $0 { true } else { false } }`.
+    ///   - coalescing: Delivers the latest payload of each burst of posts instead of every post: after a pause
+    ///     (``NotificationCoalescing/afterPause(_:)``, a debounce), at most one per window
+    ///     (``NotificationCoalescing/within(_:)``, a throttle), or once per turn of the observer's actor
+    ///     (``NotificationCoalescing/nextTurn``); see <doc:LatestValuesAndCoalescing>. `nil` for every post.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives the owner and each payload.
@@ -169,6 +184,7 @@ extension Notifiable {
         in center: NotificationCenter = .default,
         delivery: NotificationDelivery = .immediate,
         where condition: NotificationCondition<Payload>? = nil,
+        coalescing: NotificationCoalescing<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, Payload) -> Void
@@ -181,7 +197,7 @@ extension Notifiable {
         return OwnerBoundObservation(
             center.register(
                 Self.self, sender: sender, owner: owner, on: delivery.executor, handler: handler,
-                condition: condition?.accepts, site: ObservationSite(fileID: file, line: line))
+                condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line))
         )
     }
 }
@@ -189,12 +205,12 @@ extension Notifiable {
 extension Notifiable where Self: Equatable, Payload == Self {
     /// Calls `handler` for every post of this type equal to this value: observing one case of an enum.
     ///
-    /// Shorthand for ``observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)`` with
+    /// Shorthand for ``observe(from:in:delivery:where:coalescing:file:line:_:)-(_,_,_,_,_,_,_,(Payload)->Void)`` with
     /// `where: .equals(self)`, for the enum-as-names style: `PaymentDidFinish.accepted.observe { … }`. Where the
     /// handler runs and when observation ends: as for the form it is shorthand for.
     ///
     /// It exists for this one form, and fits cases without associated values:
-    /// - **Every other form** (``observeOnMainActor(from:in:where:file:line:isolation:_:)``, an owner, an actor,
+    /// - **Every other form** (``observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``, an owner, an actor,
     ///   an `async` handler) takes the same condition as `where:`:
     ///   `PaymentDidFinish.observeOnMainActor(where: .equals(.accepted)) { … }`. Written on a case
     ///   (`.accepted.observeOnMainActor`), they do not compile: the compiler says a static member cannot be used on
@@ -272,6 +288,7 @@ extension NotificationCenter {
     ///     the posting thread.
     ///   - condition: The `where:` condition, run where the handler runs, just before it would (see
     ///     ``Subscription/admission(of:stillActive:)``).
+    ///   - coalescing: The observer's own coalescing of what it receives, if it asked for one.
     ///   - kind: How introspection lists it; by default from `executor`.
     ///   - onEnd: Called once the observation ends, however it ends.
     ///   - bufferUnderLock: For a sequence: buffers a payload without calling user code (see
@@ -286,6 +303,7 @@ extension NotificationCenter {
         on executor: DeliveryTarget.Executor?,
         handler: Handler<Event.Payload>,
         condition: (@Sendable (Event.Payload) -> Bool)? = nil,
+        coalescing: NotificationCoalescing<Event.Payload>? = nil,
         site: ObservationSite,
         kind: TypedObservation.Delivery? = nil,
         onEnd: (@Sendable () -> Void)? = nil,
@@ -296,8 +314,10 @@ extension NotificationCenter {
         // Mistakes that compile and never fire (a center as the sender filter, an owner in its `deinit`, a subclass
         // of a conforming class): reported in debug builds.
         NotificationDiagnostics.checkObservation(of: subject, sender: sender, owner: owner, in: self, site: site)
+        // An observer that coalesces gets a target of its own, which only its bursts feed (see `Subscription.gather`).
         return ObserverRegistry.shared.add(
-            subject, in: self, on: executor, isolation: isolation, senderFilter: sender
+            subject, in: self, on: executor, sharesTarget: coalescing == nil, isolation: isolation,
+            senderFilter: sender
         ) { channel, target in
             #if DEBUG
             channel.recordActivity()  // another observation: a token made before was kept
@@ -313,7 +333,8 @@ extension NotificationCenter {
                 kind: kind ?? TypedObservation.Delivery(executor),
                 onEnd: onEnd,
                 bufferUnderLock: bufferUnderLock,
-                onDecodingFailure: onDecodingFailure
+                onDecodingFailure: onDecodingFailure,
+                coalescing: coalescing
             )
         }
     }

@@ -31,6 +31,10 @@ extension Notifiable {
     ///     isolation, if it has one). `nil` for every payload.
     ///     For one case of an enum whose cases carry values:
     ///     `.matching { if case .finished = $0 { true } else { false } }`.
+    ///   - coalescing: Delivers the latest payload of each burst of posts instead of every post: after a pause
+    ///     (``NotificationCoalescing/afterPause(_:)``, a debounce), at most one per window
+    ///     (``NotificationCoalescing/within(_:)``, a throttle), or once per turn of the observer's actor
+    ///     (``NotificationCoalescing/nextTurn``); see <doc:LatestValuesAndCoalescing>. `nil` for every post.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives each payload, one at a time.
@@ -39,6 +43,7 @@ extension Notifiable {
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
         where condition: NotificationCondition<Payload>? = nil,
+        coalescing: NotificationCoalescing<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Payload) async -> Void
@@ -46,7 +51,7 @@ extension Notifiable {
         return NotificationToken(
             center.register(
                 Self.self, sender: sender, on: .task, handler: .async { payload, _ in await handler(payload) },
-                condition: condition?.accepts,
+                condition: condition?.accepts, coalescing: coalescing,
                 site: ObservationSite(fileID: file, line: line)),
             site: ObservationSite(fileID: file, line: line)
         )
@@ -56,13 +61,13 @@ extension Notifiable {
     /// for as long as `owner` lives.
     ///
     /// - **Where the handler runs:** as for
-    ///   ``observe(from:in:where:file:line:_:)``. While a call runs, including
+    ///   ``observe(from:in:where:coalescing:file:line:_:)``. While a call runs, including
     ///   across its suspensions, it holds `owner`.
     /// - **When observation ends:** when `owner` is deallocated (no call starts after that), when
     ///   ``OwnerBoundObservation/cancel()`` is called, or when the center is deallocated.
     /// - The owner is loaded, and may be released, in the observation's task (or, to end the observation once it has
     ///   died, on a posting thread): for a `@MainActor` class that must be deinitialised on the main actor, use
-    ///   ``observeOnMainActor(for:from:in:where:file:line:isolation:_:)``.
+    ///   ``observeOnMainActor(for:from:in:where:coalescing:file:line:isolation:_:)``.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -85,6 +90,10 @@ extension Notifiable {
     ///     isolation, if it has one). `nil` for every payload.
     ///     For one case of an enum whose cases carry values:
     ///     `.matching { if case .finished = $0 { true } else { false } }`.
+    ///   - coalescing: Delivers the latest payload of each burst of posts instead of every post: after a pause
+    ///     (``NotificationCoalescing/afterPause(_:)``, a debounce), at most one per window
+    ///     (``NotificationCoalescing/within(_:)``, a throttle), or once per turn of the observer's actor
+    ///     (``NotificationCoalescing/nextTurn``); see <doc:LatestValuesAndCoalescing>. `nil` for every post.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - handler: Receives the owner and each payload, one at a time.
@@ -96,6 +105,7 @@ extension Notifiable {
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
         where condition: NotificationCondition<Payload>? = nil,
+        coalescing: NotificationCoalescing<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         _ handler: @escaping @Sendable (Owner, Payload) async -> Void
@@ -108,7 +118,7 @@ extension Notifiable {
         return OwnerBoundObservation(
             center.register(
                 Self.self, sender: sender, owner: owner, on: .task, handler: .async(body),
-                condition: condition?.accepts, site: ObservationSite(fileID: file, line: line))
+                condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line))
         )
     }
 }

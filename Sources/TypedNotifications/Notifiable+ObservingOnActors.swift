@@ -24,7 +24,7 @@ extension Notifiable {
     ///   turn, before any later post.
     /// - **When observation ends:** when the token is cancelled or released (what is still queued for it is dropped),
     ///   or when the center is deallocated. To tie it to a view model or view controller instead of a token, use
-    ///   ``observeOnMainActor(for:from:in:where:file:line:isolation:_:)``.
+    ///   ``observeOnMainActor(for:from:in:where:coalescing:file:line:isolation:_:)``.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -48,6 +48,10 @@ extension Notifiable {
     ///     where the handler runs, just before it would. `nil` for every payload.
     ///     For one case of an enum whose cases carry values:
     ///     `.matching { if case .finished = $0 { true } else { false } }`.
+    ///   - coalescing: Delivers the latest payload of each burst of posts instead of every post: after a pause
+    ///     (``NotificationCoalescing/afterPause(_:)``, a debounce), at most one per window
+    ///     (``NotificationCoalescing/within(_:)``, a throttle), or once per turn of the observer's actor
+    ///     (``NotificationCoalescing/nextTurn``); see <doc:LatestValuesAndCoalescing>. `nil` for every post.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: on the main actor, a kept latest
@@ -58,6 +62,7 @@ extension Notifiable {
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
         where condition: NotificationCondition<Payload>? = nil,
+        coalescing: NotificationCoalescing<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         isolation: isolated (any Actor)? = #isolation,
@@ -66,7 +71,8 @@ extension Notifiable {
         return NotificationToken(
             center.register(
                 Self.self, sender: sender, on: .mainActor, handler: .payload(PlatformIsolation.onMainActor(handler)),
-                condition: condition?.accepts, site: ObservationSite(fileID: file, line: line), isolation: isolation),
+                condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line),
+                isolation: isolation),
             site: ObservationSite(fileID: file, line: line)
         )
     }
@@ -75,7 +81,7 @@ extension Notifiable {
     /// `owner` lives: the form for a `@MainActor` view model or view controller.
     ///
     /// - **Where the handler runs:** on the main actor, as for
-    ///   ``observeOnMainActor(from:in:where:file:line:isolation:_:)``. While it runs it holds `owner`.
+    ///   ``observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``. While it runs it holds `owner`.
     /// - **When observation begins:** before this call returns; a ``LatestValueNotifiable`` type's kept latest payload
     ///   comes first, before this call returns when it is made on the main actor (as in the `init` below), on every
     ///   platform.
@@ -105,6 +111,10 @@ extension Notifiable {
     ///     where the handler runs, just before it would. `nil` for every payload.
     ///     For one case of an enum whose cases carry values:
     ///     `.matching { if case .finished = $0 { true } else { false } }`.
+    ///   - coalescing: Delivers the latest payload of each burst of posts instead of every post: after a pause
+    ///     (``NotificationCoalescing/afterPause(_:)``, a debounce), at most one per window
+    ///     (``NotificationCoalescing/within(_:)``, a throttle), or once per turn of the observer's actor
+    ///     (``NotificationCoalescing/nextTurn``); see <doc:LatestValuesAndCoalescing>. `nil` for every post.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: on the main actor, a kept latest
@@ -117,6 +127,7 @@ extension Notifiable {
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
         where condition: NotificationCondition<Payload>? = nil,
+        coalescing: NotificationCoalescing<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         isolation: isolated (any Actor)? = #isolation,
@@ -130,6 +141,7 @@ extension Notifiable {
             center.register(
                 Self.self, sender: sender, owner: owner, on: .mainActor,
                 handler: .call(PlatformIsolation.onMainActor(body), takesSender: false), condition: condition?.accepts,
+                coalescing: coalescing,
                 site: ObservationSite(fileID: file, line: line), isolation: isolation)
         )
     }
@@ -167,6 +179,10 @@ extension Notifiable {
     ///     where the handler runs, just before it would. `nil` for every payload.
     ///     For one case of an enum whose cases carry values:
     ///     `.matching { if case .finished = $0 { true } else { false } }`.
+    ///   - coalescing: Delivers the latest payload of each burst of posts instead of every post: after a pause
+    ///     (``NotificationCoalescing/afterPause(_:)``, a debounce), at most one per window
+    ///     (``NotificationCoalescing/within(_:)``, a throttle), or once per turn of the observer's actor
+    ///     (``NotificationCoalescing/nextTurn``); see <doc:LatestValuesAndCoalescing>. `nil` for every post.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: on `actor`, a kept latest
@@ -179,6 +195,7 @@ extension Notifiable {
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
         where condition: NotificationCondition<Payload>? = nil,
+        coalescing: NotificationCoalescing<Payload>? = nil,
         file: StaticString = #fileID,
         line: UInt = #line,
         isolation: isolated (any Actor)? = #isolation,
@@ -197,7 +214,7 @@ extension Notifiable {
                         guard let owner else { return }
                         unsafeDowncast(owner, to: Isolation.self).assumeIsolated { actor in handler(actor, payload) }
                     }, takesSender: false),
-                condition: condition?.accepts,
+                condition: condition?.accepts, coalescing: coalescing,
                 site: ObservationSite(fileID: file, line: line),
                 isolation: isolation
             )

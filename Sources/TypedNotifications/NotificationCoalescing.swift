@@ -1,6 +1,6 @@
 public import Foundation
 
-/// How a burst of posts is coalesced into one: the `coalescing:` argument of `post`.
+/// How a burst of posts is coalesced into one: the `coalescing:` argument of `post`, and of every observing form.
 ///
 /// A coalesced post is not delivered when it is made. It starts a *burst* (or joins the burst in progress) of posts of
 /// its type on its center, from its sender; at the burst's end, the burst is delivered as **one post**, with the
@@ -10,8 +10,9 @@ public import Foundation
 /// - **When a burst ends:** with ``nextTurn``, at the next turn of the actor the burst began on: the main actor's next
 ///   job for a burst begun on the main actor, the actor's next job for one begun on another actor. So the posts that
 ///   one job makes form one burst. Nonisolated code has no turns: there a burst ends as soon as a task on the global
-///   executor picks it up, possibly while the posts go on, so use ``within(_:)`` there. With ``within(_:)``, a burst
-///   ends that many seconds after its first post (a timer; no thread sleeps, no run loop is needed). Posting never
+///   executor picks it up, possibly while the posts go on, so use ``within(_:)`` there. With ``within(_:)`` (a
+///   throttle), a burst ends that many seconds after its first post; with ``afterPause(_:)`` (a debounce), once no
+///   post has joined it for that many seconds (a timer; no thread sleeps, no run loop is needed). Posting never
 ///   blocks.
 /// - **Where the burst is delivered:** it is posted at its end, on that context, as if by `post` there: observers on
 ///   the posting thread run there, observers isolated to that actor run during it, others have it queued, and plain
@@ -30,6 +31,11 @@ public import Foundation
 ///   timer when that delivery is done.
 /// - **Latest values:** for a ``LatestValueNotifiable`` type, the burst becomes the latest post when it is delivered,
 ///   not before.
+/// - **Observers:** given to an observing form (`T.observe(coalescing: .afterPause(0.3)) { … }`), the same values
+///   coalesce the posts that one observer receives, whatever the poster did, into bursts of its own, delivered where
+///   its handler runs; a `.nextTurn` burst ends at the next turn of the observer's actor. Its `where:` condition then
+///   judges each burst's payload, and ending the observation drops the burst in progress. See
+///   <doc:LatestValuesAndCoalescing>.
 ///
 /// ```swift
 /// struct RowsDidChange: Notifiable { let changed: Set<Int> }
@@ -51,6 +57,7 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
     enum End: Sendable, Equatable {
         case nextTurn
         case after(TimeInterval)
+        case afterPause(TimeInterval)
     }
 
     let end: End
@@ -67,7 +74,8 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
         Self(end: .nextTurn, spansSenders: false, merge: nil)
     }
 
-    /// Coalesces the posts made within `seconds` of the burst's first post.
+    /// Coalesces the posts made within `seconds` of the burst's first post: a *throttle* that delivers the latest
+    /// payload at the end of each window, so at most one delivery per `seconds` while posts keep coming.
     ///
     /// ```swift
     /// struct SearchTextDidChange: Notifiable { let text: String }
@@ -79,6 +87,23 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
     ///   timer.
     public static func within(_ seconds: TimeInterval) -> Self {
         Self(end: .after(Swift.min(Swift.max(0, seconds), longestBurst)), spansSenders: false, merge: nil)
+    }
+
+    /// Coalesces posts until none has come for `seconds`: a *debounce*, for "once the user pauses". Each post
+    /// restarts the wait, so posts that keep coming closer together than `seconds` are delivered only once they stop.
+    ///
+    /// ```swift
+    /// struct SearchTextDidChange: Notifiable { let text: String }
+    /// let center = NotificationCenter()
+    /// let token = SearchTextDidChange.observe(in: center, coalescing: .afterPause(0.3)) { change in
+    ///     print("search for", change.text)   // once typing pauses for 0.3 s: the latest text
+    /// }
+    /// ```
+    ///
+    /// - Parameter seconds: How long no post must come before the burst ends; measured by a timer, and bounded as
+    ///   for ``within(_:)``.
+    public static func afterPause(_ seconds: TimeInterval) -> Self {
+        Self(end: .afterPause(Swift.min(Swift.max(0, seconds), longestBurst)), spansSenders: false, merge: nil)
     }
 
     /// The longest a burst lasts, in seconds: its nanoseconds fit the timer's `UInt64`.

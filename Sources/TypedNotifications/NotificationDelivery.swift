@@ -1,7 +1,7 @@
 public import Foundation
 
 /// Where and when the handler of
-/// ``Notifiable/observe(from:in:delivery:where:file:line:_:)-(_,_,_,_,_,_,(Payload)->Void)`` runs.
+/// ``Notifiable/observe(from:in:delivery:where:coalescing:file:line:_:)-(_,_,_,_,_,_,_,(Payload)->Void)`` runs.
 ///
 /// - ``immediate`` (the default): synchronously on the posting thread, before `post` returns, in registration order.
 /// - ``async(on:)``: on a `DispatchQueue` or an `OperationQueue`, asynchronously; `post` never waits for the handler.
@@ -10,7 +10,7 @@ public import Foundation
 ///   drops what is still queued for it.
 ///
 /// For a handler isolated to the main actor, use
-/// ``Notifiable/observeOnMainActor(from:in:where:file:line:isolation:_:)``: `.async(on: .main)` does not compile, and
+/// ``Notifiable/observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``: `.async(on: .main)` does not compile, and
 /// says so.
 ///
 /// ```swift
@@ -69,7 +69,7 @@ extension OperationQueue: NotificationDelivery.Queue {}
 
 extension NotificationDelivery.Queue where Self == DispatchQueue {
     /// Not available: a handler on the main queue is not isolated to the main actor, so it could not touch your
-    /// `@MainActor` state. Use ``Notifiable/observeOnMainActor(from:in:where:file:line:isolation:_:)``, or write
+    /// `@MainActor` state. Use ``Notifiable/observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``, or write
     /// `DispatchQueue.main` for a plain handler on the main queue.
     ///
     /// ```swift

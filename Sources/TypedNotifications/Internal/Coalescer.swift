@@ -1,10 +1,11 @@
 import Foundation
 
-/// The coalesced bursts in progress (``NotificationCoalescing``), one per type, center and sender (unless spanning
-/// senders). A post joins its key's burst, or starts one and schedules its end. A key's bursts are delivered one after
-/// another: while one is delivered, posts gather in the next, whose end is scheduled only once that delivery is done,
-/// so no observer gets an older burst after a newer one. Only bookkeeping runs under the lock: posting, merging (user
-/// code) and releasing replaced payloads happen outside it.
+/// The coalesced bursts in progress (``NotificationCoalescing``): a poster's, one per type, center and sender (unless
+/// spanning senders), delivered by posting the burst; an observer's (its `coalescing:` option), one per observation
+/// and sender, delivered to that observation alone. A post joins its key's burst, or starts one and schedules its end.
+/// A key's bursts are delivered one after another: while one is delivered, posts gather in the next, whose end is
+/// scheduled only once that delivery is done, so no observer gets an older burst after a newer one. Only bookkeeping
+/// runs under the lock: posting, merging (user code) and releasing replaced payloads happen outside it.
 enum Coalescer {
     struct Key: Hashable {
         let subject: ObjectIdentifier
@@ -13,6 +14,9 @@ enum Coalescer {
         let spansSenders: Bool
         /// `nil` for a burst that spans senders, and for posts without a sender.
         let sender: ObjectIdentifier?
+        /// The observation that coalesces what it receives, by a number never reused (so that a burst outliving its
+        /// observation is never joined by another); 0 for a poster's burst.
+        let observer: UInt64
     }
 
     /// One burst. Its center and sender are held strongly until delivered (at most its window), so no other object can
@@ -35,6 +39,9 @@ enum Coalescer {
         /// deliveries are done. Under the coalescer's lock.
         var pending: [PendingDeliveries] = []
         let delay: TimeInterval
+        /// For a burst that ends after a pause (``NotificationCoalescing/afterPause(_:)``): when its latest post came,
+        /// in uptime nanoseconds; `nil` for a burst that ends `delay` after its first post. Under the lock.
+        var latestPost: UInt64?
         /// Ends the burst: takes its payloads and posts them (generic over the type, which the slot does not know).
         let end: @Sendable (Burst, isolated (any Actor)?) -> Void
 
@@ -45,6 +52,7 @@ enum Coalescer {
             keepsAll: Bool,
             context: WeakActor?,
             delay: TimeInterval,
+            restartsOnPost: Bool,
             end: @escaping @Sendable (Burst, isolated (any Actor)?) -> Void
         ) {
             self.center = center
@@ -53,7 +61,16 @@ enum Coalescer {
             self.keepsAll = keepsAll
             self.context = context
             self.delay = delay
+            latestPost = restartsOnPost ? DispatchTime.now().uptimeNanoseconds : nil
             self.end = end
+        }
+
+        /// How long the burst still lasts once its timer fired: for one that ends after a pause, what is left of the
+        /// pause since its latest post; else nothing. Under the lock.
+        var remainingPause: TimeInterval {
+            guard let latestPost else { return 0 }
+            let quiet = TimeInterval(DispatchTime.now().uptimeNanoseconds &- latestPost) / 1_000_000_000
+            return delay - quiet
         }
 
         /// Adds a post; returns what it replaced, for the caller to release outside the lock.
@@ -66,6 +83,7 @@ enum Coalescer {
                 payloads = [payload]
             }
             self.sender = sender
+            if latestPost != nil { latestPost = DispatchTime.now().uptimeNanoseconds }
             return replaced
         }
     }
@@ -77,8 +95,14 @@ enum Coalescer {
     }
 
     private static let slots = Locked<[Key: Slot]>([:])
+    /// The last key given to an observation that coalesces (``Key/observer``).
+    private static let lastObserverKey = AtomicWord.make()
 
-    /// Adds `payload` to its key's burst, or starts one and schedules its end (unless the key's last is delivering).
+    static func newObserverKey() -> UInt64 {
+        lastObserverKey.add(1)
+    }
+
+    /// Adds a coalesced post to its key's burst, or starts one; the burst's end posts it on `center`.
     static func post<Event: Notifiable>(
         _ payload: Event.Payload,
         as subject: Event.Type,
@@ -87,20 +111,41 @@ enum Coalescer {
         coalescing: NotificationCoalescing<Event.Payload>,
         isolation: (any Actor)?
     ) {
+        // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
+        let context = endContext(of: isolation)
+        gather(payload, of: subject, from: sender, in: center, observer: 0, coalescing: coalescing, context: context) {
+            payload, sender, context in
+            center.deliver(payload, as: subject, from: sender, isolation: context)
+        }
+    }
+
+    /// Adds `payload` to its key's burst, or starts one and schedules its end (unless the key's last is delivering),
+    /// which calls `deliver` with the burst's payload and sender on `context`.
+    static func gather<Event: Notifiable>(
+        _ payload: Event.Payload,
+        of subject: Event.Type,
+        from sender: AnyObject?,
+        in center: NotificationCenter,
+        observer: UInt64,
+        coalescing: NotificationCoalescing<Event.Payload>,
+        context: (any Actor)?,
+        deliver: @escaping @Sendable (Event.Payload, AnyObject?, isolated (any Actor)?) -> Void
+    ) {
         let key = Key(
             subject: ObjectIdentifier(subject),
             center: ObjectIdentifier(center),
             spansSenders: coalescing.spansSenders,
-            sender: coalescing.spansSenders ? nil : sender.map(ObjectIdentifier.init)
+            sender: coalescing.spansSenders ? nil : sender.map(ObjectIdentifier.init),
+            observer: observer
         )
-        let delay: TimeInterval =
+        let (delay, restartsOnPost): (TimeInterval, Bool) =
             switch coalescing.end {
-            case .nextTurn: 0
-            case .after(let seconds): seconds
+            case .nextTurn: (0, false)
+            case .after(let seconds): (seconds, false)
+            case .afterPause(let seconds): (seconds, true)
             }
         let merge = coalescing.merge
-        // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
-        let context = endContext(of: isolation).map(WeakActor.init)
+        let context = context.map(WeakActor.init)
         let pending = PendingDeliveries.current
         let (scheduled, replaced): (Burst?, (payloads: [Any], sender: AnyObject?)?) = slots.withLock { slots in
             if let burst = slots[key]?.gathering {
@@ -114,7 +159,10 @@ enum Coalescer {
                 keepsAll: merge != nil,
                 context: context,
                 delay: delay,
-                end: { burst, context in deliver(burst, key: key, as: subject, merge: merge, on: context) }
+                restartsOnPost: restartsOnPost,
+                end: { burst, context in
+                    Self.deliver(burst, key: key, as: subject, merge: merge, on: context, through: deliver)
+                }
             )
             if let pending { burst.pending.append(pending) }
             slots[key, default: Slot()].gathering = burst
@@ -124,18 +172,39 @@ enum Coalescer {
         if let scheduled { schedule(scheduled) }
     }
 
+    /// Drops the bursts an observation that ended was gathering, so that their payloads go now, not at their end.
+    static func discardBursts(of observer: UInt64) {
+        let dropped: [([Any], AnyObject?, [PendingDeliveries])] = slots.withLock { slots in
+            var dropped: [([Any], AnyObject?, [PendingDeliveries])] = []
+            for (key, slot) in slots where key.observer == observer {
+                guard let burst = slot.gathering else { continue }
+                // Its end, still scheduled, finds it dropped and delivers nothing.
+                dropped.append((burst.payloads, burst.sender, burst.pending))
+                (burst.payloads, burst.sender, burst.pending) = ([], nil, [])
+                if slot.isDelivering { slots[key]?.gathering = nil } else { slots[key] = nil }
+            }
+            return dropped
+        }
+        withExtendedLifetime(dropped) {}  // released here, outside the lock
+    }
+
     /// Where a burst begun with `isolation` ends: on that actor; else on the main actor if the code runs there (even if
     /// the compiler does not know it), or else on the global executor.
-    private static func endContext(of isolation: (any Actor)?) -> (any Actor)? {
+    static func endContext(of isolation: (any Actor)?) -> (any Actor)? {
         if let isolation { return isolation }
         return PlatformIsolation.isMainActor(nil) ? MainActor.shared : nil
     }
 
     /// Schedules the end of `burst`: its delay on a timer, then a job on its context. Detached, so that the burst's
     /// delivery carries none of the task-locals or the priority of the post that began it.
+    /// A burst that ends after a pause sleeps again for what is left of the pause since its latest post.
     private static func schedule(_ burst: Burst) {
         Task.detached {
-            if burst.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(burst.delay * 1_000_000_000)) }
+            var wait = burst.delay
+            while wait > 0 {
+                try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+                wait = slots.withLock { _ in burst.remainingPause }
+            }
             await end(burst, on: burst.context?.actor)
         }
     }
@@ -144,20 +213,24 @@ enum Coalescer {
         NotificationDiagnostics.reporting(to: burst.scope) { burst.end(burst, context) }
     }
 
-    /// Ends `burst`: posts its payloads (merged if asked) on `context`, then schedules the key's next burst, if any.
+    /// Ends `burst`: delivers its payloads (merged if asked) on `context`, then schedules the key's next burst, if
+    /// any. A burst that an ended observation dropped (``discardBursts(of:)``) delivers nothing.
     private static func deliver<Event: Notifiable>(
         _ burst: Burst,
         key: Key,
         as subject: Event.Type,
         merge: (@Sendable (Event.Payload, Event.Payload) -> Event.Payload)?,
-        on context: isolated (any Actor)?
+        on context: isolated (any Actor)?,
+        through send: @Sendable (Event.Payload, AnyObject?, isolated (any Actor)?) -> Void
     ) {
-        let (payloads, sender, joined): ([Any], AnyObject?, [PendingDeliveries]) = slots.withLock { slots in
+        let taken: ([Any], AnyObject?, [PendingDeliveries])? = slots.withLock { slots in
+            guard slots[key]?.gathering === burst else { return nil }
             slots[key]?.gathering = nil
             slots[key]?.isDelivering = true
             defer { (burst.payloads, burst.sender, burst.pending) = ([], nil, []) }
             return (burst.payloads, burst.sender, burst.pending)
         }
+        guard let (payloads, sender, joined) = taken else { return }
         // Safe: a burst holds only payloads of its key's type.
         let typed = payloads.map { $0 as! Event.Payload }
         if var payload = typed.last {
@@ -166,13 +239,11 @@ enum Coalescer {
                 for later in typed.dropFirst() { payload = merge(payload, later) }
             }
             if joined.isEmpty {
-                burst.center.deliver(payload, as: subject, from: sender, isolation: context)
+                send(payload, sender, context)
             } else {
                 // The burst's deliveries hold the waits of the posts it joined.
                 let pending = PendingDeliveries(joining: joined)
-                PendingDeliveries.collecting(into: pending) {
-                    burst.center.deliver(payload, as: subject, from: sender, isolation: context)
-                }
+                PendingDeliveries.collecting(into: pending) { send(payload, sender, context) }
             }
         }
         let next: Burst? = slots.withLock { slots in

@@ -91,7 +91,8 @@ final class DeliveryTarget: Sendable {
     static var batchLimit: Int { 64 }
 
     let executor: Executor
-    /// Whether observers share the target: all but an `async` handler's task, which ``queue(_:for:)`` feeds directly.
+    /// Whether observers share the target: all but an `async` handler's task, which ``queue(_:for:)`` feeds directly,
+    /// and a coalescing observer's own target, fed by its bursts.
     @usableFromInline
     let isShared: Bool
     /// The identity the registry finds a shared target by: its center's and its executor's.
@@ -106,9 +107,11 @@ final class DeliveryTarget: Sendable {
         let executor: ObjectIdentifier?
     }
 
-    init(_ executor: Executor, center: ObjectIdentifier) {
+    /// - Parameter isShared: Whether the registry may give the target to other observers; never for a task, and not
+    ///   for an observer that coalesces what it receives, whose posts go to its burst first.
+    init(_ executor: Executor, center: ObjectIdentifier, isShared: Bool = true) {
         self.executor = executor
-        if case .task = executor { isShared = false } else { isShared = true }
+        if case .task = executor { self.isShared = false } else { self.isShared = isShared }
         let id: ObjectIdentifier? =
             switch executor {
             case .mainActor, .task: nil

@@ -31,11 +31,13 @@ final class ObserverRegistry: Sendable {
         /// Shared delivery targets, found by identity (``DeliveryTarget/serves(_:)``), with their observation counts.
         var targets: [DeliveryTarget.Key: (target: DeliveryTarget, users: Int)] = [:]
 
-        /// The shared target for `executor` on `centerID`, with one more user.
-        mutating func useTarget(_ executor: DeliveryTarget.Executor, on centerID: ObjectIdentifier) -> DeliveryTarget {
-            let target = DeliveryTarget(executor, center: centerID)
+        /// The shared target for `executor` on `centerID`, with one more user; or, unless `shared`, a new one.
+        mutating func useTarget(
+            _ executor: DeliveryTarget.Executor, on centerID: ObjectIdentifier, shared: Bool
+        ) -> DeliveryTarget {
+            let target = DeliveryTarget(executor, center: centerID, isShared: shared)
             // An `async` handler's task is its own, never shared.
-            if case .task = executor { return target }
+            if !target.isShared { return target }
             if let (existing, users) = targets[target.key], existing.serves(executor) {
                 targets[target.key] = (existing, users + 1)
                 return existing

@@ -53,6 +53,12 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         /// the state an observation starts with, so it gets no latest value.
         @usableFromInline
         let onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)?
+        /// The observer's own coalescing (its `coalescing:` option): posts gather in a burst of this observation's
+        /// (``Coalescer``), whose end delivers one payload (``Subscription/deliverBurst(_:from:on:)``).
+        @usableFromInline
+        let coalescing: NotificationCoalescing<Event.Payload>?
+        /// This observation's key among the coalescer's bursts, a number never reused; 0 without coalescing.
+        let burstKey: UInt64
 
         @usableFromInline
         init(
@@ -61,7 +67,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             owner: AnyObject?,
             onEnd: (@Sendable () -> Void)?,
             bufferUnderLock: (@Sendable (Event.Payload) -> Void)?,
-            onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)?
+            onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)?,
+            coalescing: NotificationCoalescing<Event.Payload>?
         ) {
             self.owner = owner
             self.handler = handler
@@ -69,6 +76,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             self.onEnd = onEnd
             self.bufferUnderLock = bufferUnderLock
             self.onDecodingFailure = onDecodingFailure
+            self.coalescing = coalescing
+            burstKey = coalescing == nil ? 0 : Coalescer.newObserverKey()
         }
     }
 
@@ -85,16 +94,19 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         kind: TypedObservation.Delivery,
         onEnd: (@Sendable () -> Void)? = nil,
         bufferUnderLock: (@Sendable (Event.Payload) -> Void)? = nil,
-        onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)? = nil
+        onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)? = nil,
+        coalescing: NotificationCoalescing<Event.Payload>? = nil
     ) {
-        if case .payload(let handler) = handler, condition == nil, target == nil, owner == nil, onEnd == nil {
+        if case .payload(let handler) = handler, condition == nil, target == nil, owner == nil, onEnd == nil,
+            coalescing == nil
+        {
             direct = handler
             rest = nil
         } else {
             direct = { _ in }
             rest = Rest(
                 handler: handler, condition: condition, owner: owner, onEnd: onEnd, bufferUnderLock: bufferUnderLock,
-                onDecodingFailure: onDecodingFailure)
+                onDecodingFailure: onDecodingFailure, coalescing: coalescing)
         }
         super.init(
             channel: channel,
@@ -130,6 +142,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 
     override func didEnd() {
         discardPending()
+        if let rest, rest.coalescing != nil { Coalescer.discardBursts(of: rest.burstKey) }
         rest?.onEnd?()
     }
 
@@ -157,14 +170,18 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
-    /// The rarer observers on the posting thread: owner-bound, conditional, taking the sender, or `async` (queued for
-    /// its task).
+    /// The rarer observers on the posting thread: owner-bound, conditional, taking the sender, `async` (queued for
+    /// its task), or coalescing what they receive (gathered, whatever their target).
     @usableFromInline
     func deliverOther(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
         guard accepts(postSender) else {
             // Any post ends an observation whose owner is gone, whoever sent it.
-            if isOwnerBound, loadOwner() == nil { cancel() }
+            if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { cancel() }
             return
+        }
+        if let rest, let coalescing = rest.coalescing {
+            // The owner and the condition are checked when the burst is delivered, where the handler runs.
+            return gather(payload, from: postSender, coalescing: coalescing, key: rest.burstKey)
         }
         if let target {
             // Queued for the `async` handler's task, which makes the checks; an owner found dead ends it now.
@@ -217,6 +234,40 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
+    /// Adds a post to this observation's own burst (``Rest/coalescing``); the burst ends on the observer's actor (the
+    /// main actor or its actor), or else as a poster's would, and is then delivered by ``deliverBurst(_:from:on:)``.
+    private func gather(
+        _ payload: Event.Payload, from postSender: AnyObject?, coalescing: NotificationCoalescing<Payload>, key: UInt64
+    ) {
+        guard let center = channel.center else { return }
+        let context: (any Actor)? =
+            switch target?.executor {
+            case .mainActor: MainActor.shared
+            case .actor(let actor): actor.actor
+            default: Coalescer.endContext(of: nil)
+            }
+        Coalescer.gather(
+            payload, of: Event.self, from: postSender, in: center, observer: key, coalescing: coalescing,
+            context: context
+        ) { [weak self] payload, sender, context in
+            self?.deliverBurst(payload, from: sender, on: context)
+        }
+    }
+
+    /// Delivers a burst's payload to this observation as a post made on `context` would be, without coalescing: queued
+    /// on its target (its own, never shared), or run now with the checks a queued delivery makes.
+    func deliverBurst(_ payload: Payload, from sender: AnyObject?, on context: (any Actor)?) {
+        guard let target else {
+            guard let owner = admissionOnTarget(of: payload) else { return }
+            return run(payload, sender: sender, owner: owner)
+        }
+        if case .task = target.executor { return target.queue(payload, for: self) }
+        let entry = DeliveryTarget.Entry(
+            subscription: self, payload: payload, sender: takesSender ? sender : nil,
+            pending: PendingDeliveries.current)
+        target.finish(target.enqueue(CollectionOfOne(entry), isCurrent: target.isCurrent(context)))
+    }
+
     override func runQueued(_ payload: Any, sender: AnyObject?) {
         // Safe: the target queued a `Payload` for this subscription (see `DeliveryTarget.dispatch`).
         let payload = payload as! Payload
@@ -260,6 +311,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             buffer(payload)
             return nil
         }
+        // Not coalesced: an observation starts with the latest value at once.
+        if rest?.coalescing != nil { return { [self] in deliverBurst(payload, from: latest.sender, on: nil) } }
         return { [self] in deliver(payload, from: latest.sender, cancellationsSeen: count) }
     }
 }

@@ -62,35 +62,43 @@ struct TargetObservation: Sendable {
     let host: (any Sendable)?
 }
 
-/// Observes ``Tracked`` on `target`, with `condition` as its `where:` condition.
+/// Observes ``Tracked`` on `target`, with `condition` as its `where:` condition and `coalescing` as its own
+/// coalescing.
 func observeTracked(
     on target: ObservingTarget,
     in center: NotificationCenter,
     where condition: @escaping @Sendable (Tracked) -> Bool = { _ in true },
+    coalescing: NotificationCoalescing<Tracked>? = nil,
     _ handler: @escaping @Sendable (Tracked) -> Void
 ) -> TargetObservation {
     let accepts = NotificationCondition<Tracked>.matching(condition)
     switch target {
     case .postingThread:
-        let token = Tracked.observe(in: center, where: accepts, handler)
+        let token = Tracked.observe(in: center, where: accepts, coalescing: coalescing, handler)
         return TargetObservation(cancel: { token.cancel() }, host: nil)
     case .dispatchQueue:
         let queue = DispatchQueue(label: "observer")
-        let token = Tracked.observe(in: center, delivery: .async(on: queue), where: accepts, handler)
+        let token = Tracked.observe(
+            in: center, delivery: .async(on: queue), where: accepts, coalescing: coalescing, handler)
         return TargetObservation(cancel: { token.cancel() }, host: queue)
     case .operationQueue:
         let queue = OperationQueue()
-        let token = Tracked.observe(in: center, delivery: .async(on: queue), where: accepts, handler)
+        let token = Tracked.observe(
+            in: center, delivery: .async(on: queue), where: accepts, coalescing: coalescing, handler)
         return TargetObservation(cancel: { token.cancel() }, host: queue)
     case .mainActor:
-        let token = Tracked.observeOnMainActor(in: center, where: accepts) { handler($0) }
+        let token = Tracked.observeOnMainActor(in: center, where: accepts, coalescing: coalescing) { handler($0) }
         return TargetObservation(cancel: { token.cancel() }, host: nil)
     case .actor:
         let host = Host()
-        let observation = Tracked.observe(for: host, in: center, where: accepts) { _, payload in handler(payload) }
+        let observation = Tracked.observe(for: host, in: center, where: accepts, coalescing: coalescing) {
+            _, payload in handler(payload)
+        }
         return TargetObservation(cancel: { observation.cancel() }, host: host)
     case .asyncHandler:
-        let token = Tracked.observe(in: center, where: accepts) { (payload: Tracked) async in handler(payload) }
+        let token = Tracked.observe(in: center, where: accepts, coalescing: coalescing) { (payload: Tracked) async in
+            handler(payload)
+        }
         return TargetObservation(cancel: { token.cancel() }, host: nil)
     }
 }

@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+import TypedNotificationsTestSupport
+
+@testable import TypedNotifications
+
+// Coalescing an observer asks for (`coalescing:` on an observing form): whatever the poster does, the observer gets
+// the latest payload of each burst of the posts it receives, on its own target. Windows are generous and the tests wait
+// with `awaitDelivery`, never a sleep; the one test that needs posts spread in time (a pause) spaces them far below
+// the pause.
+
+/// A reading from one of several probes, for coalescing per sender.
+struct ProbeReading: Notifiable {
+    typealias Sender = Probe
+    let value: Int
+}
+
+final class Probe: Sendable {
+    let name: String
+    init(name: String) { self.name = name }
+}
+
+@Suite struct ObserverCoalescingTests {
+    /// Every burst of posts made together reaches the observer once, with the latest payload, wherever it runs.
+    @Test(arguments: ObservingTarget.allCases)
+    func postsMadeTogetherReachTheObserverOnceWithTheLatest(target: ObservingTarget) async throws {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let observation = observeTracked(on: target, in: center, coalescing: .within(0.5)) { received.append($0.index) }
+        try await awaitDelivery { for index in 0..<20 { Tracked(index).post(in: center) } }
+        #expect(received.values == [19])
+        observation.cancel()
+    }
+
+    /// `.within(_:)` is a throttle: a burst ends its window after its first post, so posts that keep coming are
+    /// delivered once per window.
+    @Test func withinDeliversOncePerWindowWhilePostsKeepComing() async throws {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let token = Tracked.observe(in: center, coalescing: .within(0.05)) { received.append($0.index) }
+        try await awaitDelivery { for index in 0..<3 { Tracked(index).post(in: center) } }
+        try await awaitDelivery { for index in 3..<6 { Tracked(index).post(in: center) } }
+        #expect(received.values == [2, 5])
+        token.cancel()
+    }
+
+    /// `.afterPause(_:)` is a debounce: each post restarts the wait, so posts closer together than the pause are
+    /// delivered once, after the last of them, even when they go on for longer than the pause.
+    @Test func afterPauseWaitsUntilThePostsStop() async throws {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let pause = 1.0
+        let token = Tracked.observe(in: center, coalescing: .afterPause(pause)) { received.append($0.index) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        try await awaitDelivery {
+            // 10 posts 0.15 s apart: 1.35 s in all, longer than the pause, each well within it of the one before.
+            for index in 0..<10 {
+                if index > 0 { Thread.sleep(forTimeInterval: 0.15) }
+                Tracked(index).post(in: center)
+            }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        #expect(received.values == [9])
+        #expect(seconds >= 1.35 + pause - 0.01, "delivered \(seconds) s after the first post")
+        token.cancel()
+    }
+
+    /// On the main actor, `.nextTurn` makes the posts of one main-actor job one delivery, at its next turn.
+    @Test @MainActor func nextTurnOnTheMainActorDeliversOncePerJob() async throws {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let token = Tracked.observeOnMainActor(in: center, coalescing: .nextTurn) { received.append($0.index) }
+        try await awaitDelivery {
+            for index in 0..<50 { Tracked(index).post(in: center) }
+            #expect(received.values.isEmpty)
+        }
+        #expect(received.values == [49])
+        token.cancel()
+    }
+
+    /// A poster's coalescing and an observer's compose: the observer coalesces the poster's bursts.
+    @Test func anObserverCoalescesWhatThePosterAlreadyCoalesced() async throws {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let token = Tracked.observe(in: center, coalescing: .within(0.5)) { received.append($0.index) }
+        try await awaitDelivery {
+            for index in 0..<10 { Tracked(index).post(in: center, coalescing: .within(0.01)) }
+        }
+        #expect(received.values == [9])
+        token.cancel()
+    }
+
+    @Test func mergingCombinesTheObserversBurstInPostOrder() async throws {
+        let center = NotificationCenter()
+        let received = Recorded<[Int]>()
+        let token = RowsDidChange.observe(
+            in: center, coalescing: .within(0.5).merging { RowsDidChange(rows: $0.rows + $1.rows) }
+        ) { received.append($0.rows) }
+        try await awaitDelivery { for row in 0..<5 { RowsDidChange(rows: [row]).post(in: center) } }
+        #expect(received.values == [[0, 1, 2, 3, 4]])
+        token.cancel()
+    }
+
+    /// The `where:` condition runs where the handler runs, on the burst's payload: a burst whose latest payload it
+    /// rejects delivers nothing (an older one would be stale).
+    @Test func theConditionJudgesTheBurstsLatestPayload() async throws {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let token = Tracked.observe(in: center, where: .matching { $0.index > 0 }, coalescing: .within(0.5)) {
+            received.append($0.index)
+        }
+        try await awaitDelivery { for index in [3, 2, 0] { Tracked(index).post(in: center) } }
+        try await awaitDelivery { for index in [0, 5] { Tracked(index).post(in: center) } }
+        #expect(received.values == [5])
+        token.cancel()
+    }
+
+    /// Posts from different senders are different bursts, as for a poster's coalescing; `.acrossSenders` makes one.
+    @Test func eachSenderHasItsBurstUnlessAcrossSenders() async throws {
+        let center = NotificationCenter()
+        let perSender = Recorded<String>()
+        let across = Recorded<String>()
+        let first = Probe(name: "first")
+        let second = Probe(name: "second")
+        let tokens = [
+            ProbeReading.observe(in: center, coalescing: .within(0.5)) { sender, post in
+                perSender.append("\(sender?.name ?? "-"):\(post.value)")
+            },
+            ProbeReading.observe(in: center, coalescing: .within(0.5).acrossSenders) { sender, post in
+                across.append("\(sender?.name ?? "-"):\(post.value)")
+            },
+        ]
+        try await awaitDelivery {
+            ProbeReading(value: 1).post(from: first, in: center)
+            ProbeReading(value: 2).post(from: second, in: center)
+            ProbeReading(value: 3).post(from: first, in: center)
+        }
+        #expect(perSender.values.sorted() == ["first:3", "second:2"])
+        #expect(across.values == ["first:3"])
+        tokens.forEach { $0.cancel() }
+    }
+
+    /// Cancelling drops the burst in progress: its handler is never called, and its payloads go at once, not at the
+    /// window's end; a wait for the burst ends.
+    @Test(arguments: ObservingTarget.allCases)
+    func cancellingDropsTheBurstInProgressAtOnce(target: ObservingTarget) async throws {
+        let center = NotificationCenter()
+        let calls = Counter()
+        let released = Signal()
+        let observation = observeTracked(on: target, in: center, coalescing: .within(1_000)) { _ in calls.increment() }
+        let waiting = Task {
+            try await awaitDelivery { Tracked(0) { released.fire() }.post(in: center) }
+        }
+        observation.cancel()
+        #expect(await finishes(within: 10) { await released.wait() }, "the burst kept its payload after cancel()")
+        #expect(await finishes(within: 10) { _ = try? await waiting.value }, "the wait outlived the dropped burst")
+        #expect(calls.count == 0)
+    }
+
+    /// An owner-bound observer whose owner is gone by the burst's end is not called, and its observation ends.
+    @Test func anOwnerGoneBeforeTheBurstEndsIsNeverCalled() async throws {
+        let center = NotificationCenter()
+        let calls = Counter()
+        let ownerGone = Signal()
+        var owner: CallbackOwner? = CallbackOwner { ownerGone.fire() }
+        let observation = Tracked.observe(for: owner!, in: center, coalescing: .within(0.2)) { _, _ in
+            calls.increment()
+        }
+        try await awaitDelivery {
+            Tracked(0).post(in: center)
+            owner = nil
+        }
+        await ownerGone.wait()
+        #expect(calls.count == 0)
+        #expect(center.typedObservations.isEmpty)
+        withExtendedLifetime(observation) {}
+    }
+
+    /// A coalescing observer of a latest-value type starts with the kept value at once, then coalesces live posts.
+    @Test func aLatestValueStartsTheObservationAtOnce() async throws {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        LatestCount(count: 1).post(in: center)
+        let token = LatestCount.observe(in: center, coalescing: .within(0.5)) { received.append($0.count) }
+        #expect(received.values == [1])
+        try await awaitDelivery { for count in 2...4 { LatestCount(count: count).post(in: center) } }
+        #expect(received.values == [1, 4])
+        token.cancel()
+    }
+}
