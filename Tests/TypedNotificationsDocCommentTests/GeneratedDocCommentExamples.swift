@@ -852,6 +852,18 @@ enum NotificationCoalescing_within_1 {
     }
 }
 
+enum NotificationCoalescing_afterPause_1 {
+    static func example() async throws {
+        struct SearchTextDidChange: Notifiable { let text: String }
+        let center = NotificationCenter()
+        let token = SearchTextDidChange.observe(in: center, coalescing: .afterPause(0.3)) { change in
+            print("search for", change.text)  // once typing pauses for 0.3 s: the latest text
+        }
+        _ = center
+        _ = token
+    }
+}
+
 enum NotificationCoalescing_merging_1 {
     static func example() async throws {
         struct MessagesDidArrive: Notifiable { let count: Int }
@@ -2653,6 +2665,53 @@ enum LatestValuesAndCoalescing_RefreshAListOncePerBurst_2 {
         importMessages(Array(0..<200), in: center)  // at the main actor's next turn, prints "reload: 200 messages" once
         _ = center
         _ = list
+    }
+}
+
+// swift-format-ignore
+enum LatestValuesAndCoalescing_SearchOnceTheUserPauses_1 {
+    static func example() async throws {
+        struct SearchTextDidChange: Notifiable {
+            let text: String
+        }
+
+        @MainActor final class SearchScreen {
+            private(set) var searches: [String] = []
+
+            init(center: NotificationCenter) {
+                SearchTextDidChange.observeOnMainActor(for: self, in: center, coalescing: .afterPause(0.3)) { screen, change in
+                    screen.searches.append(change.text)  // "swift", once typing pauses
+                }
+            }
+        }
+    }
+}
+
+// swift-format-ignore
+enum LatestValuesAndCoalescing_SearchOnceTheUserPauses_2 {
+    @MainActor static func example() async throws {
+        // Prelude: the block named `SearchField`.
+        struct SearchTextDidChange: Notifiable {
+            let text: String
+        }
+
+        @MainActor final class SearchScreen {
+            private(set) var searches: [String] = []
+
+            init(center: NotificationCenter) {
+                SearchTextDidChange.observeOnMainActor(for: self, in: center, coalescing: .afterPause(0.3)) { screen, change in
+                    screen.searches.append(change.text)  // "swift", once typing pauses
+                }
+            }
+        }
+
+        let center = NotificationCenter()
+        let screen = SearchScreen(center: center)
+        for prefix in ["s", "sw", "swi", "swif", "swift"] {
+            SearchTextDidChange(text: prefix).post(in: center)
+        }
+        _ = center
+        _ = screen
     }
 }
 

@@ -137,7 +137,7 @@ final class Probe: Sendable {
         }
         #expect(perSender.values.sorted() == ["first:3", "second:2"])
         #expect(across.values == ["first:3"])
-        tokens.forEach { $0.cancel() }
+        for token in tokens { token.cancel() }
     }
 
     /// Cancelling drops the burst in progress: its handler is never called, and its payloads go at once, not at the
