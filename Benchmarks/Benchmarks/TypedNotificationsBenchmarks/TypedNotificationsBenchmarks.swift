@@ -230,6 +230,36 @@ let benchmarks: @Sendable () -> Void = {
         teardown: { plainAsyncHandler.value = nil }
     )
 
+    // MARK: An awaited post: each operation is one post, awaited until its queue observer has run
+
+    // The plain twin's queue observer signals a semaphore the poster waits on (see `AwaitedQueueFixture`).
+    let awaited = Holder<AwaitedQueueFixture>()
+    Benchmark(
+        "awaited post 1 queue observer · typed",
+        configuration: configuration(.kilo),
+        closure: { benchmark in
+            let fixture = awaited.value!
+            benchmark.startMeasurement()
+            fixture.postTyped(benchmark.scaledIterations.count)
+            benchmark.stopMeasurement()
+        },
+        setup: { awaited.value = AwaitedQueueFixture() },
+        teardown: { awaited.value = nil }
+    )
+    let plainAwaited = Holder<AwaitedQueueFixture>()
+    Benchmark(
+        "awaited post 1 queue observer · plain",
+        configuration: configuration(.kilo),
+        closure: { benchmark in
+            let fixture = plainAwaited.value!
+            benchmark.startMeasurement()
+            fixture.postPlain(benchmark.scaledIterations.count)
+            benchmark.stopMeasurement()
+        },
+        setup: { plainAwaited.value = AwaitedQueueFixture() },
+        teardown: { plainAwaited.value = nil }
+    )
+
     // MARK: Two threads posting at once (1 observer); time is the wall time of both threads' posts
 
     let typedThreads = Holder<TypedFixture>()

@@ -139,6 +139,66 @@ package final class QueueFixture: @unchecked Sendable {
     }
 }
 
+/// A post awaited until its queue observer has run (`awaitDelivery`), and its plain twin: a queue observer that
+/// signals a semaphore the posting thread waits on after each post.
+package final class AwaitedQueueFixture: @unchecked Sendable {
+    package let typedCenter = NotificationCenter()
+    package let plainCenter = NotificationCenter()
+    package let typedSink = Sink()
+    package let plainSink = Sink()
+    private let typedQueue = DispatchQueue(label: "bench.awaited.typed")
+    private let plainQueue = DispatchQueue(label: "bench.awaited.plain")
+    private let plainHandled = DispatchSemaphore(value: 0)
+    private var token: NotificationToken?
+    private var registration: (any NSObjectProtocol)?
+
+    package init() {
+        let typedSink = typedSink
+        let plainSink = plainSink
+        let plainQueue = plainQueue
+        let plainHandled = plainHandled
+        token = Tick.observe(in: typedCenter, delivery: .async(on: typedQueue)) { tick in typedSink.add(tick.sequence) }
+        registration = plainCenter.addObserver(forName: PlainTick.name, object: nil, queue: nil) { notification in
+            if let tick = notification.userInfo?["tick"] as? Tick {
+                plainQueue.async {
+                    plainSink.add(tick.sequence)
+                    plainHandled.signal()
+                }
+            }
+        }
+    }
+
+    deinit {
+        if let registration { plainCenter.removeObserver(registration) }
+    }
+
+    /// `count` times: a post, awaited until its queue observer has run. One task makes them all; the calling thread
+    /// waits for it once.
+    @inline(never)
+    package func postTyped(_ count: Int) {
+        let center = typedCenter
+        let finished = DispatchSemaphore(value: 0)
+        Task.detached {
+            for _ in 0..<count {
+                try? await awaitDelivery { Tick(sequence: 1, price: 187.25, symbol: "AAPL").post(in: center) }
+            }
+            finished.signal()
+        }
+        finished.wait()
+    }
+
+    /// `count` times: a plain post, then a wait until its queue observer has signalled.
+    @inline(never)
+    package func postPlain(_ count: Int) {
+        let center = plainCenter
+        for _ in 0..<count {
+            center.post(
+                name: PlainTick.name, object: nil, userInfo: ["tick": Tick(sequence: 1, price: 187.25, symbol: "AAPL")])
+            plainHandled.wait()
+        }
+    }
+}
+
 /// A typed `NotificationSequence` consumed by a task, and its plain twin: an observer that yields into an
 /// `AsyncStream`. Each run posts `count` times, then waits until the consumer has taken them all.
 package final class SequenceFixture: @unchecked Sendable {

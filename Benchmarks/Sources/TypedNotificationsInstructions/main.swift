@@ -6,13 +6,15 @@
 // Scenarios, each named as its row in the Performance article's instruction table:
 // - post-0, post-1, post-10, post-100: a post with that many observers on the posting thread;
 // - observe-cancel: observe, then cancel, with one long-lived observer present;
-// - async-1: a post to one observer with an `async` handler, then a wait until the handler has run for it.
+// - async-1: a post to one observer with an `async` handler, then a wait until the handler has run for it;
+// - awaited-1: a post awaited (`awaitDelivery`) until its one queue observer has run.
 // The twin is plain NotificationCenter code doing the same work (see Fixtures.swift and DeliveryFixtures.swift).
 import BenchmarkScenarios
 import Foundation
 
 let usage =
-    "usage: TypedNotificationsInstructions <post-0|post-1|post-10|post-100|observe-cancel|async-1> <typed|twin>"
+    "usage: TypedNotificationsInstructions <post-0|post-1|post-10|post-100|observe-cancel|async-1|awaited-1>"
+    + " <typed|twin>"
     + " <operations>"
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 3, let operations = Int(arguments[arguments.startIndex + 2]) else {
@@ -42,6 +44,15 @@ case "observe-cancel":
     }
 case "async-1":
     let fixture = AsyncHandlerFixture()
+    if typed {
+        fixture.postTyped(operations)
+        precondition(fixture.typedSink.value == operations, "a delivery was lost")
+    } else {
+        fixture.postPlain(operations)
+        precondition(fixture.plainSink.value == operations, "a delivery was lost")
+    }
+case "awaited-1":
+    let fixture = AwaitedQueueFixture()
     if typed {
         fixture.postTyped(operations)
         precondition(fixture.typedSink.value == operations, "a delivery was lost")

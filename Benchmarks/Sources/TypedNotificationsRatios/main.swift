@@ -137,6 +137,16 @@ var timedScenarios: [TimedScenario] = [
             deliveriesPerOperation: 1
         )
     },
+    // A post awaited until its queue observer has run (`awaitDelivery`), against a plain queue observer that signals a
+    // semaphore the poster waits on (see `AwaitedQueueFixture`).
+    TimedScenario(title: "awaited post, 1 queue observer", twin: "plain", target: nil, stretch: nil) {
+        let fixture = AwaitedQueueFixture()
+        return Pair(
+            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
+            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
+            deliveriesPerOperation: 1
+        )
+    },
     // A `LatestValueNotifiable` type against a stored property (behind a lock) assigned before each plain post.
     TimedScenario(title: "post, latest-value type, 1 observer", twin: "plain", target: nil, stretch: nil) {
         let fixture = LatestValueFixture()

@@ -19,13 +19,13 @@ enum Coalescer {
         let observer: UInt64
     }
 
-    /// One burst. Its center and sender are held strongly until delivered (at most its window), so no other object can
-    /// take the key's addresses meanwhile; the actor it ends on is held weakly, and strongly only while it is
-    /// delivered. `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the sender need not be (handlers
+    /// One burst. Its sender is held strongly until delivered (at most its window), and a poster's burst holds its
+    /// center (in ``end``), so no other object can take the key's addresses meanwhile; an observer's burst holds its
+    /// observation weakly, and its key's number is never reused. The actor it ends on is held weakly, and strongly
+    /// only while it is delivered. `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the sender need not be (handlers
     /// get it as a post's sender); both are touched only under the lock of ``slots``, or by the burst's end once taken
     /// out.
     final class Burst: @unchecked Sendable {
-        let center: NotificationCenter
         var sender: AnyObject?
         /// The latest payload, or with a merge, every payload in post order.
         var payloads: [Any]
@@ -46,7 +46,6 @@ enum Coalescer {
         let end: @Sendable (Burst, isolated (any Actor)?) -> Void
 
         init(
-            center: NotificationCenter,
             sender: AnyObject?,
             payload: Any,
             keepsAll: Bool,
@@ -55,7 +54,6 @@ enum Coalescer {
             restartsOnPost: Bool,
             end: @escaping @Sendable (Burst, isolated (any Actor)?) -> Void
         ) {
-            self.center = center
             self.sender = sender
             payloads = [payload]
             self.keepsAll = keepsAll
@@ -153,7 +151,6 @@ enum Coalescer {
                 return (nil, burst.add(payload, from: sender))
             }
             let burst = Burst(
-                center: center,
                 sender: sender,
                 payload: payload,
                 keepsAll: merge != nil,

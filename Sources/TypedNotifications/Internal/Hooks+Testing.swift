@@ -1,4 +1,9 @@
+// The debug-only hooks take a center in their package signatures; release builds have none of them.
+#if DEBUG
 package import Foundation
+#else
+import Foundation
+#endif
 
 #if DEBUG
 /// Hooks that let tests pin a race window, in debug builds only: each is a no-op until a test installs one.
