@@ -187,4 +187,72 @@ final class Probe: Sendable {
         #expect(received.values == [1, 4])
         token.cancel()
     }
+
+    /// A burst in progress keeps neither its center nor what its merge captures: a center released with a burst
+    /// pending goes at once and ends the observation, whose handler is never called; a cancelled observation's merge
+    /// is released at once.
+    @Test func aBurstInProgressKeepsNeitherItsCenterNorItsMerge() async throws {
+        let calls = Counter()
+        let mergeReleased = Signal()
+        let center = WeakReference<NotificationCenter>(nil)
+        var token: NotificationToken?
+        do {
+            let observed = NotificationCenter()
+            center.object = observed
+            token = Tracked.observe(in: observed, coalescing: .within(1_000)) { _ in calls.increment() }
+            Tracked(0).post(in: observed)
+        }
+        #expect(center.object == nil, "the burst kept its center alive")
+        do {
+            let observed = NotificationCenter()
+            let capture = Tracked.Box { mergeReleased.fire() }
+            let merging = NotificationCoalescing<Tracked>.within(1_000).merging { earlier, later in
+                withExtendedLifetime(capture) { later }
+            }
+            let merged = Tracked.observe(in: observed, coalescing: merging) { _ in calls.increment() }
+            Tracked(1).post(in: observed)
+            merged.cancel()
+        }
+        #expect(await finishes(within: 10) { await mergeReleased.wait() }, "the dropped burst kept its merge")
+        #expect(calls.count == 0)
+        withExtendedLifetime(token) {}
+    }
+
+    /// An actor whose one job posts twice, with time between the posts for a task of the global executor to run.
+    actor SlowPoster {
+        func postTwice(in center: NotificationCenter) async throws {
+            try await awaitDelivery {
+                Tracked(0).post(in: center)
+                Thread.sleep(forTimeInterval: 0.1)
+                Tracked(1).post(in: center)
+            }
+        }
+    }
+
+    /// For an observer without an actor of its own, `.nextTurn` ends the burst at the next turn of the actor the posts
+    /// were made on, as a poster's: the posts of one job are one delivery, however long the job.
+    @Test(arguments: [ObservingTarget.postingThread, .dispatchQueue, .asyncHandler])
+    func nextTurnEndsAtTheNextTurnOfThePostingActor(target: ObservingTarget) async throws {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let observation = observeTracked(on: target, in: center, coalescing: .nextTurn) { received.append($0.index) }
+        let poster = SlowPoster()
+        try await poster.postTwice(in: center)
+        #expect(received.values == [1])
+        observation.cancel()
+    }
+
+    /// A burst's delivery is a post made where the burst ends: what a handler that runs during it posts joins the
+    /// wait of the posts that joined the burst.
+    @Test func whatAHandlerPostsDuringABurstsDeliveryJoinsTheWait() async throws {
+        let center = NotificationCenter()
+        let received = Recorded<Int>()
+        let token = Tracked.observe(in: center, coalescing: .within(0.05)) { tracked in
+            received.append(tracked.index)
+            if tracked.index == 0 { Tracked(1).post(in: center) }
+        }
+        try await awaitDelivery { Tracked(0).post(in: center) }
+        #expect(received.values == [0, 1])
+        token.cancel()
+    }
 }

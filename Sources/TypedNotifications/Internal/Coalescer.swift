@@ -42,8 +42,12 @@ enum Coalescer {
         /// For a burst that ends after a pause (``NotificationCoalescing/afterPause(_:)``): when its latest post came,
         /// in uptime nanoseconds; `nil` for a burst that ends `delay` after its first post. Under the lock.
         var latestPost: UInt64?
-        /// Ends the burst: takes its payloads and posts them (generic over the type, which the slot does not know).
-        let end: @Sendable (Burst, isolated (any Actor)?) -> Void
+        /// Ends the burst: takes its payloads and delivers them (generic over the type, which the slot does not know).
+        /// `nil` once an observation that ended dropped the burst (``Coalescer/discardBursts(of:)``), so that nothing
+        /// it captures (a merge, the observation) outlives that. Under the lock.
+        var end: (@Sendable (Burst, isolated (any Actor)?) -> Void)?
+        /// The task that sleeps until the burst's end, cancelled when the burst is dropped. Under the lock.
+        var timer: Task<Void, Never>?
 
         init(
             sender: AnyObject?,
@@ -147,7 +151,8 @@ enum Coalescer {
         let pending = PendingDeliveries.current
         let (scheduled, replaced): (Burst?, (payloads: [Any], sender: AnyObject?)?) = slots.withLock { slots in
             if let burst = slots[key]?.gathering {
-                if let pending { burst.pending.append(pending) }
+                // Once per wait: the posts of one `awaitDelivery` that join a burst hold it once.
+                if let pending, !burst.pending.contains(where: { $0 === pending }) { burst.pending.append(pending) }
                 return (nil, burst.add(payload, from: sender))
             }
             let burst = Burst(
@@ -171,17 +176,19 @@ enum Coalescer {
 
     /// Drops the bursts an observation that ended was gathering, so that their payloads go now, not at their end.
     static func discardBursts(of observer: UInt64) {
-        let dropped: [([Any], AnyObject?, [PendingDeliveries])] = slots.withLock { slots in
-            var dropped: [([Any], AnyObject?, [PendingDeliveries])] = []
+        typealias Dropped = (Burst, [Any], AnyObject?, [PendingDeliveries], Any?, Task<Void, Never>?)
+        let dropped: [Dropped] = slots.withLock { slots in
+            var dropped: [Dropped] = []
             for (key, slot) in slots where key.observer == observer {
                 guard let burst = slot.gathering else { continue }
-                // Its end, still scheduled, finds it dropped and delivers nothing.
-                dropped.append((burst.payloads, burst.sender, burst.pending))
-                (burst.payloads, burst.sender, burst.pending) = ([], nil, [])
+                // Emptied, so that what it holds goes now; its timer, cancelled, ends without delivering.
+                dropped.append((burst, burst.payloads, burst.sender, burst.pending, burst.end, burst.timer))
+                (burst.payloads, burst.sender, burst.pending, burst.end, burst.timer) = ([], nil, [], nil, nil)
                 if slot.isDelivering { slots[key]?.gathering = nil } else { slots[key] = nil }
             }
             return dropped
         }
+        for (_, _, _, _, _, timer) in dropped { timer?.cancel() }
         withExtendedLifetime(dropped) {}  // released here, outside the lock
     }
 
@@ -196,18 +203,29 @@ enum Coalescer {
     /// delivery carries none of the task-locals or the priority of the post that began it.
     /// A burst that ends after a pause sleeps again for what is left of the pause since its latest post.
     private static func schedule(_ burst: Burst) {
-        Task.detached {
+        let timer = Task.detached {
             var wait = burst.delay
             while wait > 0 {
                 try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
-                wait = slots.withLock { _ in burst.remainingPause }
+                // Dropped (its timer cancelled): nothing to deliver.
+                guard let remaining = slots.withLock({ _ in burst.end == nil ? nil : burst.remainingPause }) else {
+                    return
+                }
+                wait = remaining
             }
             await end(burst, on: burst.context?.actor)
         }
+        let dropped = slots.withLock { _ in
+            if burst.end == nil { return true }
+            burst.timer = timer
+            return false
+        }
+        if dropped { timer.cancel() }
     }
 
     private static func end(_ burst: Burst, on context: isolated (any Actor)?) {
-        NotificationDiagnostics.reporting(to: burst.scope) { burst.end(burst, context) }
+        guard let end = slots.withLock({ _ in burst.end }) else { return }
+        NotificationDiagnostics.reporting(to: burst.scope) { end(burst, context) }
     }
 
     /// Ends `burst`: delivers its payloads (merged if asked) on `context`, then schedules the key's next burst, if
@@ -224,7 +242,7 @@ enum Coalescer {
             guard slots[key]?.gathering === burst else { return nil }
             slots[key]?.gathering = nil
             slots[key]?.isDelivering = true
-            defer { (burst.payloads, burst.sender, burst.pending) = ([], nil, []) }
+            defer { (burst.payloads, burst.sender, burst.pending, burst.timer) = ([], nil, [], nil) }
             return (burst.payloads, burst.sender, burst.pending)
         }
         guard let (payloads, sender, joined) = taken else { return }

@@ -222,7 +222,7 @@ extension ObserverRegistry.Snapshot {
                     )
                 }
             } else {
-                subscription.deliver(payload, from: sender, cancellationsSeen: cancellations)
+                subscription.deliver(payload, from: sender, isolation: isolation, cancellationsSeen: cancellations)
             }
         }
     }

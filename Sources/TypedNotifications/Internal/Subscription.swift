@@ -161,19 +161,23 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     /// sender matches; not for observers on a shared ``DeliveryTarget``, which ``DeliveryTarget/dispatch`` serves.
     /// Inlinable, to be specialised in a post's loop.
     @inlinable
-    func deliver(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
+    func deliver(
+        _ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, cancellationsSeen count: UInt64
+    ) {
         if hasEnded(cancellationsSeen: count) { return }
         if rest == nil {
             if accepts(postSender) { direct(payload) }
         } else {
-            deliverOther(payload, from: postSender, cancellationsSeen: count)
+            deliverOther(payload, from: postSender, isolation: isolation, cancellationsSeen: count)
         }
     }
 
     /// The rarer observers on the posting thread: owner-bound, conditional, taking the sender, `async` (queued for
     /// its task), or coalescing what they receive (gathered, whatever their target).
     @usableFromInline
-    func deliverOther(_ payload: Event.Payload, from postSender: AnyObject?, cancellationsSeen count: UInt64) {
+    func deliverOther(
+        _ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, cancellationsSeen count: UInt64
+    ) {
         guard accepts(postSender) else {
             // Any post ends an observation whose owner is gone, whoever sent it.
             if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { cancel() }
@@ -181,7 +185,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
         if let rest, let coalescing = rest.coalescing {
             // The owner and the condition are checked when the burst is delivered, where the handler runs.
-            return gather(payload, from: postSender, coalescing: coalescing, key: rest.burstKey)
+            return gather(payload, from: postSender, isolation: isolation, coalescing: coalescing, key: rest.burstKey)
         }
         if let target {
             // Queued for the `async` handler's task, which makes the checks; an owner found dead ends it now.
@@ -235,16 +239,21 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     }
 
     /// Adds a post to this observation's own burst (``Rest/coalescing``); the burst ends on the observer's actor (the
-    /// main actor or its actor), or else as a poster's would, and is then delivered by ``deliverBurst(_:from:on:)``.
+    /// main actor or its actor), or else on the context of the post that began it (`isolation`), as a poster's does,
+    /// and is then delivered by ``deliverBurst(_:from:on:)``.
     private func gather(
-        _ payload: Event.Payload, from postSender: AnyObject?, coalescing: NotificationCoalescing<Payload>, key: UInt64
+        _ payload: Event.Payload,
+        from postSender: AnyObject?,
+        isolation: (any Actor)?,
+        coalescing: NotificationCoalescing<Payload>,
+        key: UInt64
     ) {
         guard let center = channel.center else { return }
         let context: (any Actor)? =
             switch target?.executor {
             case .mainActor: MainActor.shared
             case .actor(let actor): actor.actor
-            default: Coalescer.endContext(of: nil)
+            default: Coalescer.endContext(of: isolation)
             }
         Coalescer.gather(
             payload, of: Event.self, from: postSender, in: center, observer: key, coalescing: coalescing,
@@ -313,6 +322,6 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
         // Not coalesced: an observation starts with the latest value at once.
         if rest?.coalescing != nil { return { [self] in deliverBurst(payload, from: latest.sender, on: nil) } }
-        return { [self] in deliver(payload, from: latest.sender, cancellationsSeen: count) }
+        return { [self] in deliver(payload, from: latest.sender, isolation: nil, cancellationsSeen: count) }
     }
 }
