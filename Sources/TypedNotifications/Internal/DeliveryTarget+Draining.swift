@@ -90,7 +90,7 @@ extension DeliveryTarget {
             }
             state.isRunning = true
             state.drainingTask = task
-            return entry.entry
+            return entry
         }
     }
 }

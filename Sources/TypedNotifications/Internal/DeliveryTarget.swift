@@ -46,6 +46,10 @@ final class DeliveryTarget: Sendable {
         var scope: NotificationDiagnostics.Scope? = NotificationDiagnostics.queuedScope
         /// For a post made inside `awaitDelivery`: held until this entry has run or been dropped.
         var pending: PendingDeliveries? = nil
+        /// Its place in the target's queue (``State/append(_:)``). In the entry, not paired with it in a tuple: a
+        /// tuple's copies go through the runtime's generic tuple witnesses (see the async-1 row of the Performance
+        /// article's instruction table).
+        var number: UInt64 = 0
 
         /// On the target; the subscription checks that it is still active.
         func run() {
@@ -71,7 +75,7 @@ final class DeliveryTarget: Sendable {
 
     struct State {
         /// Numbered in queue order, so that a post on the target's actor runs the queue up to its own last entry.
-        var queue = FIFO<(number: UInt64, entry: Entry)>()
+        var queue = FIFO<Entry>()
         var lastNumber: UInt64 = 0
         /// Whether a drain is scheduled (or running).
         var isScheduled = false
@@ -83,7 +87,9 @@ final class DeliveryTarget: Sendable {
 
         mutating func append(_ entry: Entry) {
             lastNumber &+= 1
-            queue.append((lastNumber, entry))
+            var entry = entry
+            entry.number = lastNumber
+            queue.append(entry)
         }
     }
 
@@ -222,7 +228,7 @@ final class DeliveryTarget: Sendable {
     /// Drops what is queued for `subscription`, which ended; the entries are released after the lock.
     func discardPending(for subscription: AnySubscription) {
         let dropped = state.withLock { state in
-            state.queue.removeAll { $0.entry.subscription === subscription }
+            state.queue.removeAll { $0.subscription === subscription }
         }
         withExtendedLifetime(dropped) {}
     }

@@ -114,7 +114,9 @@ struct TaskIdentity: Equatable, Sendable {
 
     /// The current task's, if code runs in a task.
     static var current: TaskIdentity? {
-        // Safe: `UnsafeCurrentTask` is one reference to the task; its bits are read as an address, not retained.
-        withUnsafeCurrentTask { $0.map { TaskIdentity(address: unsafeBitCast($0, to: UInt.self)) } }
+        // Safe: an optional `UnsafeCurrentTask` is one reference to the task, or zero for none; its bytes are read as
+        // an address, in place: copying it out (as `Optional.map` does) retains and releases the task.
+        let address = withUnsafeCurrentTask { task in withUnsafeBytes(of: task) { $0.load(as: UInt.self) } }
+        return address == 0 ? nil : TaskIdentity(address: address)
     }
 }
