@@ -199,66 +199,39 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    /// A typed and a plain benchmark of a ``TwinFixture``, named "<scenario> · typed" and "<scenario> · plain".
+    func twinBenchmarks(_ scenario: String, make: @escaping @Sendable () -> some TwinFixture) {
+        for typed in [true, false] {
+            let holder = Holder<any TwinFixture>()
+            Benchmark(
+                "\(scenario) · \(typed ? "typed" : "plain")",
+                configuration: configuration(.kilo),
+                closure: { benchmark in
+                    let fixture = holder.value!
+                    benchmark.startMeasurement()
+                    if typed {
+                        fixture.postTyped(benchmark.scaledIterations.count)
+                    } else {
+                        fixture.postPlain(benchmark.scaledIterations.count)
+                    }
+                    benchmark.stopMeasurement()
+                },
+                setup: { holder.value = make() },
+                teardown: { holder.value = nil }
+            )
+        }
+    }
+
     // MARK: An `async` handler: each operation is one post, then a wait until the handler has run for it
 
     // The plain twin yields into an `AsyncStream` whose consuming task awaits the same handler (see
     // `AsyncHandlerFixture`).
-    let asyncHandler = Holder<AsyncHandlerFixture>()
-    Benchmark(
-        "async handler 1 observer · typed",
-        configuration: configuration(.kilo),
-        closure: { benchmark in
-            let fixture = asyncHandler.value!
-            benchmark.startMeasurement()
-            fixture.postTyped(benchmark.scaledIterations.count)
-            benchmark.stopMeasurement()
-        },
-        setup: { asyncHandler.value = AsyncHandlerFixture() },
-        teardown: { asyncHandler.value = nil }
-    )
-    let plainAsyncHandler = Holder<AsyncHandlerFixture>()
-    Benchmark(
-        "async handler 1 observer · plain",
-        configuration: configuration(.kilo),
-        closure: { benchmark in
-            let fixture = plainAsyncHandler.value!
-            benchmark.startMeasurement()
-            fixture.postPlain(benchmark.scaledIterations.count)
-            benchmark.stopMeasurement()
-        },
-        setup: { plainAsyncHandler.value = AsyncHandlerFixture() },
-        teardown: { plainAsyncHandler.value = nil }
-    )
+    twinBenchmarks("async handler 1 observer") { AsyncHandlerFixture() }
 
     // MARK: An awaited post: each operation is one post, awaited until its queue observer has run
 
     // The plain twin's queue observer signals a semaphore the poster waits on (see `AwaitedQueueFixture`).
-    let awaited = Holder<AwaitedQueueFixture>()
-    Benchmark(
-        "awaited post 1 queue observer · typed",
-        configuration: configuration(.kilo),
-        closure: { benchmark in
-            let fixture = awaited.value!
-            benchmark.startMeasurement()
-            fixture.postTyped(benchmark.scaledIterations.count)
-            benchmark.stopMeasurement()
-        },
-        setup: { awaited.value = AwaitedQueueFixture() },
-        teardown: { awaited.value = nil }
-    )
-    let plainAwaited = Holder<AwaitedQueueFixture>()
-    Benchmark(
-        "awaited post 1 queue observer · plain",
-        configuration: configuration(.kilo),
-        closure: { benchmark in
-            let fixture = plainAwaited.value!
-            benchmark.startMeasurement()
-            fixture.postPlain(benchmark.scaledIterations.count)
-            benchmark.stopMeasurement()
-        },
-        setup: { plainAwaited.value = AwaitedQueueFixture() },
-        teardown: { plainAwaited.value = nil }
-    )
+    twinBenchmarks("awaited post 1 queue observer") { AwaitedQueueFixture() }
 
     // MARK: Two threads posting at once (1 observer); time is the wall time of both threads' posts
 

@@ -6,6 +6,17 @@ import TypedNotifications
 // Fixtures for delivery off the posting thread: one observer on the main actor, on a queue, or behind an async
 // sequence, each with the plain-`NotificationCenter` code that does the same by hand.
 
+/// A fixture whose typed side and plain twin each deliver one payload per operation, counted by their sinks: what the
+/// ratio tool, the instruction counter and the package-benchmark suite run alike.
+package protocol TwinFixture: AnyObject {
+    var typedSink: Sink { get }
+    var plainSink: Sink { get }
+    /// `count` operations of the typed side.
+    func postTyped(_ count: Int)
+    /// `count` operations of the plain twin.
+    func postPlain(_ count: Int)
+}
+
 /// One typed main-actor observer (`observeOnMainActor`) of ``Tick``.
 package final class TypedMainActorFixture: @unchecked Sendable {
     package let center = NotificationCenter()
@@ -92,7 +103,7 @@ package final class PlainMainThreadFixture: @unchecked Sendable {
 
 /// One typed observer delivered on a serial `DispatchQueue`, and its plain twin that re-dispatches by hand. Each run
 /// posts `count` times, then waits until the queue has delivered them all.
-package final class QueueFixture: @unchecked Sendable {
+package final class QueueFixture: TwinFixture, @unchecked Sendable {
     package let typedCenter = NotificationCenter()
     package let plainCenter = NotificationCenter()
     package let typedSink = Sink()
@@ -141,7 +152,7 @@ package final class QueueFixture: @unchecked Sendable {
 
 /// A post awaited until its queue observer has run (`awaitDelivery`), and its plain twin: a queue observer that
 /// signals a semaphore the posting thread waits on after each post.
-package final class AwaitedQueueFixture: @unchecked Sendable {
+package final class AwaitedQueueFixture: TwinFixture, @unchecked Sendable {
     package let typedCenter = NotificationCenter()
     package let plainCenter = NotificationCenter()
     package let typedSink = Sink()
@@ -201,7 +212,7 @@ package final class AwaitedQueueFixture: @unchecked Sendable {
 
 /// A typed `NotificationSequence` consumed by a task, and its plain twin: an observer that yields into an
 /// `AsyncStream`. Each run posts `count` times, then waits until the consumer has taken them all.
-package final class SequenceFixture: @unchecked Sendable {
+package final class SequenceFixture: TwinFixture, @unchecked Sendable {
     package let typedCenter = NotificationCenter()
     package let plainCenter = NotificationCenter()
     package let typedSink = Sink()
@@ -280,7 +291,7 @@ package final class SequenceFixture: @unchecked Sendable {
 /// yields it into an `AsyncStream`, and one task that awaits the same kind of handler for each element. Not a
 /// `Task { await handler(tick) }` per post: that neither keeps post order nor waits for one call before the next,
 /// which the typed handler guarantees.
-package final class AsyncHandlerFixture: @unchecked Sendable {
+package final class AsyncHandlerFixture: TwinFixture, @unchecked Sendable {
     package let typedCenter = NotificationCenter()
     package let plainCenter = NotificationCenter()
     package let typedSink = Sink()
@@ -387,7 +398,7 @@ package struct LatestTick: LatestValueNotifiable, Sendable {
 
 /// Posting the current state, with 1 observer: a `LatestValueNotifiable` type, against what an app writes without it,
 /// a stored property (behind a lock, since any thread may post or read) assigned before each plain post.
-package final class LatestValueFixture: @unchecked Sendable {
+package final class LatestValueFixture: TwinFixture, @unchecked Sendable {
     package let typedCenter = NotificationCenter()
     package let plainCenter = NotificationCenter()
     package let typedSink = Sink()

@@ -24,6 +24,17 @@ guard arguments.count == 3, let operations = Int(arguments[arguments.startIndex 
 let scenario = arguments[arguments.startIndex]
 let typed = arguments[arguments.startIndex + 1] == "typed"
 
+/// Runs one side of `fixture`, which delivers one payload per operation.
+func run(_ fixture: some TwinFixture) {
+    if typed {
+        fixture.postTyped(operations)
+        precondition(fixture.typedSink.value == operations, "a delivery was lost")
+    } else {
+        fixture.postPlain(operations)
+        precondition(fixture.plainSink.value == operations, "a delivery was lost")
+    }
+}
+
 switch scenario {
 case "post-0", "post-1", "post-10", "post-100":
     let observers = Int(scenario.dropFirst("post-".count))!
@@ -43,23 +54,9 @@ case "observe-cancel":
         PlainFixture(observers: 1).observeThenRemove(operations)
     }
 case "async-1":
-    let fixture = AsyncHandlerFixture()
-    if typed {
-        fixture.postTyped(operations)
-        precondition(fixture.typedSink.value == operations, "a delivery was lost")
-    } else {
-        fixture.postPlain(operations)
-        precondition(fixture.plainSink.value == operations, "a delivery was lost")
-    }
+    run(AsyncHandlerFixture())
 case "awaited-1":
-    let fixture = AwaitedQueueFixture()
-    if typed {
-        fixture.postTyped(operations)
-        precondition(fixture.typedSink.value == operations, "a delivery was lost")
-    } else {
-        fixture.postPlain(operations)
-        precondition(fixture.plainSink.value == operations, "a delivery was lost")
-    }
+    run(AwaitedQueueFixture())
 default:
     print("unknown scenario \(scenario)\n\(usage)")
     exit(2)

@@ -35,6 +35,18 @@ func messageScenario(_ observers: Int, target: Double?) -> TimedScenario {
     }
 }
 
+/// One payload per operation on each side of a ``TwinFixture``, against plain `NotificationCenter` code.
+func twinScenario(_ title: String, make: @escaping @MainActor () -> some TwinFixture) -> TimedScenario {
+    TimedScenario(title: title, twin: "plain", target: nil, stretch: nil) {
+        let fixture = make()
+        return Pair(
+            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
+            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
+            deliveriesPerOperation: 1
+        )
+    }
+}
+
 func observeThenCancelScenario(longLived: Int, target: Double?) -> TimedScenario {
     let title =
         longLived == 1
@@ -129,33 +141,12 @@ var timedScenarios: [TimedScenario] = [
             deliveriesPerOperation: 0
         )
     },
-    TimedScenario(title: "queue delivery, 1 observer, until delivered", twin: "plain", target: nil, stretch: nil) {
-        let fixture = QueueFixture()
-        return Pair(
-            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
-            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
-            deliveriesPerOperation: 1
-        )
-    },
+    twinScenario("queue delivery, 1 observer, until delivered", make: QueueFixture.init),
     // A post awaited until its queue observer has run (`awaitDelivery`), against a plain queue observer that signals a
     // semaphore the poster waits on (see `AwaitedQueueFixture`).
-    TimedScenario(title: "awaited post, 1 queue observer", twin: "plain", target: nil, stretch: nil) {
-        let fixture = AwaitedQueueFixture()
-        return Pair(
-            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
-            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
-            deliveriesPerOperation: 1
-        )
-    },
+    twinScenario("awaited post, 1 queue observer", make: AwaitedQueueFixture.init),
     // A `LatestValueNotifiable` type against a stored property (behind a lock) assigned before each plain post.
-    TimedScenario(title: "post, latest-value type, 1 observer", twin: "plain", target: nil, stretch: nil) {
-        let fixture = LatestValueFixture()
-        return Pair(
-            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
-            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
-            deliveriesPerOperation: 1
-        )
-    },
+    twinScenario("post, latest-value type, 1 observer", make: LatestValueFixture.init),
     // One operation is a burst of 200 posts in one main-actor job, reaching 10 observers once: coalesced typed posts
     // against `NotificationQueue` (`.onName`, `.asap`), each run on the main run loop until delivered.
     TimedScenario(title: "coalesced burst: 200 posts, 10 obs.", twin: "NotificationQueue", target: nil, stretch: nil) {
@@ -166,24 +157,10 @@ var timedScenarios: [TimedScenario] = [
             deliveriesPerOperation: CoalescedBurstFixture.observers
         )
     },
-    TimedScenario(title: "async sequence, until consumed", twin: "plain", target: nil, stretch: nil) {
-        let fixture = SequenceFixture()
-        return Pair(
-            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
-            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
-            deliveriesPerOperation: 1
-        )
-    },
+    twinScenario("async sequence, until consumed", make: SequenceFixture.init),
     // One post to an `async` handler, then a wait until it has run, against a plain observer that yields into an
     // `AsyncStream` whose consuming task awaits the same handler (see `AsyncHandlerFixture`).
-    TimedScenario(title: "async handler, 1 observer, until handled", twin: "plain", target: nil, stretch: nil) {
-        let fixture = AsyncHandlerFixture()
-        return Pair(
-            typed: Side(run: fixture.postTyped, sink: fixture.typedSink),
-            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
-            deliveriesPerOperation: 1
-        )
-    },
+    twinScenario("async handler, 1 observer, until handled", make: AsyncHandlerFixture.init),
 ]
 if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
     timedScenarios += [
