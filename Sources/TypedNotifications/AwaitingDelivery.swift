@@ -61,7 +61,7 @@ public func awaitDelivery<Result>(
     _ posts: () throws -> Result
 ) async throws -> Result {
     let waiter = DeliveryWaiter()
-    let result = try PendingDeliveries.collecting(into: PendingDeliveries(waiter: waiter), posts)
+    let result = try PendingDeliveries.collecting(into: PendingDeliveries(waiter: waiter, isolation: isolation), posts)
     try await waiter.wait()
     return result
 }

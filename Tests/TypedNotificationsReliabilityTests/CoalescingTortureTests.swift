@@ -79,4 +79,71 @@ import TypedNotificationsTestSupport
             for await _ in complete.stream {}
         }
     }
+
+    /// Posts racing an observation's end, for an observer that coalesces: whatever the order, no burst outlives the
+    /// observation, so every payload posted is released once the posts and `cancel()` have returned (not at the end of
+    /// the burst's window, here 1,000 s). A payload kept holds the wait until the time limit (hence the availability)
+    /// fails the test.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test(.timeLimit(.minutes(2)))
+    func postsRacingAnObserversEndLeaveNoBurstBehind() async {
+        let rounds = TestEnvironment.scaled(normal: 100, long: 1_000, sanitized: 30)
+        for round in 0..<rounds {
+            let center = NotificationCenter()
+            let payloads = Balance()
+            let token = Balance.Payload.observe(in: center, coalescing: .within(1_000)) { _ in }
+            let stop = Counter()
+            let posters = (0..<2).map { _ in
+                onNewThread {
+                    while stop.count == 0 { payloads.make().post(in: center) }
+                }
+            }
+            await onThreads(1) { _ in
+                // Ends at a different moment each round, among the posts.
+                Thread.sleep(forTimeInterval: Double(round % 7) * 0.0002)
+                token.cancel()
+                stop.increment()
+                for poster in posters { poster.wait() }
+            }
+            await payloads.waitUntilAllReleased()
+        }
+    }
+
+    /// Payloads that count their releases, and a wait until every one made has been released.
+    final class Balance: Sendable {
+        final class Box: Sendable {
+            let onRelease: @Sendable () -> Void
+            init(onRelease: @escaping @Sendable () -> Void) { self.onRelease = onRelease }
+            deinit { onRelease() }
+        }
+
+        struct Payload: Notifiable {
+            let box: Box
+        }
+
+        private let counts = Protected((made: 0, released: 0, waiting: false))
+        private let balanced = Signal()
+
+        func make() -> Payload {
+            counts.withLock { $0.made += 1 }
+            return Payload(
+                box: Box { [self] in
+                    let done = counts.withLock { counts in
+                        counts.released += 1
+                        return counts.waiting && counts.released == counts.made
+                    }
+                    if done { balanced.fire() }
+                })
+        }
+
+        /// Returns once every payload made so far has been released; make no more meanwhile.
+        func waitUntilAllReleased() async {
+            let done = counts.withLock { counts in
+                counts.waiting = true
+                return counts.released == counts.made
+            }
+            if done { balanced.fire() }
+            await balanced.wait()
+        }
+    }
 }

@@ -41,6 +41,49 @@ import TypedNotificationsTestSupport
         try await awaitDelivery { Tracked(0).post(in: center) }
     }
 
+    /// An actor that observes ``Tracked`` and posts it inside `awaitDelivery`, from a closure that does not capture the
+    /// actor (so the compiler passes the posts no isolation).
+    actor PostingObserver {
+        let seen = Recorded<Int>()
+        private var observation: OwnerBoundObservation?
+
+        func observe(in center: NotificationCenter) {
+            let seen = seen
+            observation = Tracked.observe(for: self, in: center) { _, payload in seen.append(payload.index) }
+        }
+
+        /// What the actor's observer had received right after the post, inside the closure.
+        func post(_ index: Int, in center: NotificationCenter) async throws -> [Int] {
+            let seen = seen
+            return try await awaitDelivery {
+                Tracked(index).post(in: center)
+                return seen.values
+            }
+        }
+    }
+
+    /// `posts` runs on the caller's actor, so observers isolated to it run during its posts, as for any post made
+    /// there: on an actor and on the main actor, though the closure does not capture the actor.
+    @Test func observersOfTheCallersActorRunDuringThePostsInside() async throws {
+        let center = NotificationCenter()
+        let observer = PostingObserver()
+        await observer.observe(in: center)
+        #expect(try await observer.post(3, in: center) == [3])
+        let onMain = Recorded<Int>()
+        let token = await MainActor.run { Tracked.observeOnMainActor(in: center) { onMain.append($0.index) } }
+        #expect(try await Self.postOnTheMainActor(4, in: center, seen: onMain) == [4])
+        withExtendedLifetime(token) {}
+    }
+
+    @MainActor private static func postOnTheMainActor(
+        _ index: Int, in center: NotificationCenter, seen: Recorded<Int>
+    ) async throws -> [Int] {
+        try await awaitDelivery {
+            Tracked(index).post(in: center)
+            return seen.values
+        }
+    }
+
     @Test func aDeliveryDroppedByCancelEndsTheWait() async throws {
         let center = NotificationCenter()
         let queue = DispatchQueue(label: "blocked")

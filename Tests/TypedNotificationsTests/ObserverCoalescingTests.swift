@@ -184,6 +184,24 @@ final class Probe: Sendable {
         withExtendedLifetime(observation) {}
     }
 
+    /// An owner-bound observer that coalesces ends at the first post after its owner is gone, as any owner-bound
+    /// observer: the post starts no burst, so its payload goes at once and a wait for it ends.
+    @Test func aPostAfterTheOwnerIsGoneEndsTheObservationAtOnce() async throws {
+        let center = NotificationCenter()
+        let released = Signal()
+        var owner: Sender? = Sender()
+        let observation = Tracked.observe(for: owner!, in: center, coalescing: .within(1_000)) { _, _ in }
+        owner = nil
+        #expect(
+            await finishes(within: 10) {
+                _ = try? await awaitDelivery { Tracked(0) { released.fire() }.post(in: center) }
+            },
+            "the wait outlived the observation")
+        #expect(await finishes(within: 10) { await released.wait() }, "the burst kept the payload")
+        #expect(center.typedObservations.isEmpty)
+        withExtendedLifetime(observation) {}
+    }
+
     /// A coalescing observer of a latest-value type starts with the kept value at once, then coalesces live posts.
     @Test func aLatestValueStartsTheObservationAtOnce() async throws {
         let center = NotificationCenter()

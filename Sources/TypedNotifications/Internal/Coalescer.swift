@@ -114,7 +114,7 @@ enum Coalescer {
         isolation: (any Actor)?
     ) {
         // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
-        let context = endContext(of: isolation)
+        let context = endContext(of: PendingDeliveries.isolation(of: isolation))
         gather(payload, of: subject, from: sender, in: center, observer: 0, coalescing: coalescing, context: context) {
             payload, sender, context in
             center.deliver(payload, as: subject, from: sender, isolation: context)

@@ -18,11 +18,16 @@ final class PendingDeliveries: Sendable {
     /// after the handler returns: deliveries queued there are not waited for (``attached(to:)``). If the task has
     /// ended (its wait was cancelled), a new task at its address can only drop deliveries from a wait already over.
     private let awaitingTask: TaskIdentity?
+    /// The actor `awaitDelivery` was called on, whose executor runs its closure: a post made there is made on that
+    /// actor, though the compiler passes it no isolation (a closure that does not capture the actor is not isolated to
+    /// it). Weak: a queued delivery holding these pending deliveries must not keep the actor alive.
+    weak let isolation: (any Actor)?
 
-    init(waiter: DeliveryWaiter) {
+    init(waiter: DeliveryWaiter, isolation: (any Actor)?) {
         self.waiter = waiter
         joined = []
         awaitingTask = .current
+        self.isolation = isolation
     }
 
     /// For a coalesced burst's delivery: the waits of the posts it joined.
@@ -30,6 +35,13 @@ final class PendingDeliveries: Sendable {
         waiter = nil
         self.joined = joined
         awaitingTask = nil
+        isolation = nil
+    }
+
+    /// The isolation of a post made now on this thread: `isolation` if the compiler passed one, else that of the
+    /// `awaitDelivery` whose closure is running here, if any.
+    static func isolation(of isolation: (any Actor)?) -> (any Actor)? {
+        isolation ?? current?.isolation
     }
 
     deinit {

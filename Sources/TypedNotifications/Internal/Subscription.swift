@@ -184,7 +184,9 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             return
         }
         if let rest, let coalescing = rest.coalescing {
-            // The owner and the condition are checked when the burst is delivered, where the handler runs.
+            // An owner found dead ends the observation now (where it may be loaded here), as for the others; the
+            // condition, and a main-actor owner, are checked when the burst is delivered, where the handler runs.
+            if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { return cancel() }
             return gather(payload, from: postSender, isolation: isolation, coalescing: coalescing, key: rest.burstKey)
         }
         if let target {
@@ -222,59 +224,20 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 
     /// The checks made on the target before a queued handler starts: the observation is active, then
     /// ``admission(of:stillActive:)`` (a main-actor owner is loaded only here, see ``AnySubscription``).
-    private func admissionOnTarget(of payload: Event.Payload) -> AnyObject?? {
+    func admissionOnTarget(of payload: Event.Payload) -> AnyObject?? {
         let registry = ObserverRegistry.shared
         guard !registry.isCancelled(self) else { return nil }
         return admission(of: payload) { !registry.isCancelled(self) }
     }
 
     /// Runs the handler now: on the posting thread, or on the target after the checks of a queued delivery.
-    private func run(_ payload: Event.Payload, sender: AnyObject?, owner: AnyObject?) {
+    func run(_ payload: Event.Payload, sender: AnyObject?, owner: AnyObject?) {
         switch rest?.handler {
         case .call(let handler, _): handler(payload, sender, owner)
         case .payload(let handler): handler(payload)
         case nil: direct(payload)
         case .async: preconditionFailure("an async handler runs from its task (see runQueuedAsync)")
         }
-    }
-
-    /// Adds a post to this observation's own burst (``Rest/coalescing``); the burst ends on the observer's actor (the
-    /// main actor or its actor), or else on the context of the post that began it (`isolation`), as a poster's does,
-    /// and is then delivered by ``deliverBurst(_:from:on:)``.
-    private func gather(
-        _ payload: Event.Payload,
-        from postSender: AnyObject?,
-        isolation: (any Actor)?,
-        coalescing: NotificationCoalescing<Payload>,
-        key: UInt64
-    ) {
-        guard let center = channel.center else { return }
-        let context: (any Actor)? =
-            switch target?.executor {
-            case .mainActor: MainActor.shared
-            case .actor(let actor): actor.actor
-            default: Coalescer.endContext(of: isolation)
-            }
-        Coalescer.gather(
-            payload, of: Event.self, from: postSender, in: center, observer: key, coalescing: coalescing,
-            context: context
-        ) { [weak self] payload, sender, context in
-            self?.deliverBurst(payload, from: sender, on: context)
-        }
-    }
-
-    /// Delivers a burst's payload to this observation as a post made on `context` would be, without coalescing: queued
-    /// on its target (its own, never shared), or run now with the checks a queued delivery makes.
-    func deliverBurst(_ payload: Payload, from sender: AnyObject?, on context: (any Actor)?) {
-        guard let target else {
-            guard let owner = admissionOnTarget(of: payload) else { return }
-            return run(payload, sender: sender, owner: owner)
-        }
-        if case .task = target.executor { return target.queue(payload, for: self) }
-        let entry = DeliveryTarget.Entry(
-            subscription: self, payload: payload, sender: takesSender ? sender : nil,
-            pending: PendingDeliveries.current)
-        target.finish(target.enqueue(CollectionOfOne(entry), isCurrent: target.isCurrent(context)))
     }
 
     override func runQueued(_ payload: Any, sender: AnyObject?) {

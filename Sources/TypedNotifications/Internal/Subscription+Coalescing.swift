@@ -1,0 +1,48 @@
+import Foundation
+
+// An observer's own coalescing (its `coalescing:` option): what it receives gathers in bursts of its own
+// (``Coalescer``), delivered on its target, which is its own (see `ObserverRegistry.add(sharesTarget:)`).
+
+extension Subscription {
+    /// Adds a post to this observation's own burst (``Rest/coalescing``); the burst ends on the observer's actor (the
+    /// main actor or its actor), or else on the context of the post that began it (`isolation`), as a poster's does,
+    /// and is then delivered by ``deliverBurst(_:from:on:)``.
+    func gather(
+        _ payload: Event.Payload,
+        from postSender: AnyObject?,
+        isolation: (any Actor)?,
+        coalescing: NotificationCoalescing<Payload>,
+        key: UInt64
+    ) {
+        guard let center = channel.center else { return }
+        let context: (any Actor)? =
+            switch target?.executor {
+            case .mainActor: MainActor.shared
+            case .actor(let actor): actor.actor
+            default: Coalescer.endContext(of: PendingDeliveries.isolation(of: isolation))
+            }
+        Coalescer.gather(
+            payload, of: Event.self, from: postSender, in: center, observer: key, coalescing: coalescing,
+            context: context
+        ) { [weak self] payload, sender, context in
+            self?.deliverBurst(payload, from: sender, on: context)
+        }
+        // Ended meanwhile, its bursts dropped before this post made one: dropped again. The observation is marked
+        // ended before its bursts are dropped, so one of the two finds this burst.
+        if ObserverRegistry.shared.isCancelled(self) { Coalescer.discardBursts(of: key) }
+    }
+
+    /// Delivers a burst's payload to this observation as a post made on `context` would be, without coalescing: queued
+    /// on its target (its own, never shared), or run now with the checks a queued delivery makes.
+    func deliverBurst(_ payload: Payload, from sender: AnyObject?, on context: (any Actor)?) {
+        guard let target else {
+            guard let owner = admissionOnTarget(of: payload) else { return }
+            return run(payload, sender: sender, owner: owner)
+        }
+        if case .task = target.executor { return target.queue(payload, for: self) }
+        let entry = DeliveryTarget.Entry(
+            subscription: self, payload: payload, sender: takesSender ? sender : nil,
+            pending: PendingDeliveries.current)
+        target.finish(target.enqueue(CollectionOfOne(entry), isCurrent: target.isCurrent(context)))
+    }
+}
