@@ -52,6 +52,17 @@ import TypedNotificationsTestSupport
             observation = Tracked.observe(for: self, in: center) { _, payload in seen.append(payload.index) }
         }
 
+        /// What the actor's observer had received right after a post that a task started with `Task.immediate` made,
+        /// inside the closure: that task runs synchronously on this thread, but on an executor of its own.
+        @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)  // `Task.immediate`
+        func postFromAnImmediateTask(_ index: Int, in center: NotificationCenter) async throws -> [Int] {
+            let seen = seen
+            return try await awaitDelivery {
+                Task.immediate { Tracked(index).post(in: center) }
+                return seen.values
+            }
+        }
+
         /// What the actor's observer had received right after the post, inside the closure.
         func post(_ index: Int, in center: NotificationCenter) async throws -> [Int] {
             let seen = seen
@@ -73,6 +84,17 @@ import TypedNotificationsTestSupport
         let token = await MainActor.run { Tracked.observeOnMainActor(in: center) { onMain.append($0.index) } }
         #expect(try await Self.postOnTheMainActor(4, in: center, seen: onMain) == [4])
         withExtendedLifetime(token) {}
+    }
+
+    /// A task that the closure runs synchronously (`Task.immediate`) is not the caller's actor: its posts are queued
+    /// for the actor's observers, which run after the closure (and are waited for), never on the task's executor.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)  // `Task.immediate`
+    @Test func postsOfAnotherTaskRunInsideAreNotMadeOnTheCallersActor() async throws {
+        let center = NotificationCenter()
+        let observer = PostingObserver()
+        await observer.observe(in: center)
+        #expect(try await observer.postFromAnImmediateTask(5, in: center) == [])
+        #expect(observer.seen.values == [5])
     }
 
     @MainActor private static func postOnTheMainActor(

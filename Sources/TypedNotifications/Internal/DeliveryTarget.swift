@@ -188,7 +188,7 @@ final class DeliveryTarget: Sendable {
                     pending: pending))
         }
         guard !entries.isEmpty else { return }
-        finish(enqueue(entries, isCurrent: isCurrent(isolation ?? pending?.isolation)))
+        finish(enqueue(entries, isCurrent: isCurrent(isolation ?? pending?.isolationHere)))
     }
 
     /// Queues a post for this task's `async` handler and starts the task if idle; the caller checked owner and sender.

@@ -18,10 +18,11 @@ final class PendingDeliveries: Sendable {
     /// after the handler returns: deliveries queued there are not waited for (``attached(to:)``). If the task has
     /// ended (its wait was cancelled), a new task at its address can only drop deliveries from a wait already over.
     private let awaitingTask: TaskIdentity?
-    /// The actor `awaitDelivery` was called on, whose executor runs its closure: a post made there is made on that
-    /// actor, though the compiler passes it no isolation (a closure that does not capture the actor is not isolated to
-    /// it). Weak: a queued delivery holding these pending deliveries must not keep the actor alive.
-    weak let isolation: (any Actor)?
+    /// The actor `awaitDelivery` was called on, whose executor runs its closure: a post that its task makes there is
+    /// made on that actor, though the compiler passes it no isolation (a closure that does not capture the actor is
+    /// not isolated to it); see ``isolationHere``. Weak: a queued delivery holding these pending deliveries must not
+    /// keep the actor alive.
+    private weak let isolation: (any Actor)?
 
     init(waiter: DeliveryWaiter, isolation: (any Actor)?) {
         self.waiter = waiter
@@ -38,10 +39,19 @@ final class PendingDeliveries: Sendable {
         isolation = nil
     }
 
-    /// The isolation of a post made now on this thread: `isolation` if the compiler passed one, else that of the
-    /// `awaitDelivery` whose closure is running here, if any.
+    /// The actor a post made now on this thread runs on, for a post inside ``awaitDelivery(isolation:_:)`` that the
+    /// compiler passed no isolation: `awaitDelivery`'s, if the post is made by the awaiting task itself. Not for
+    /// another task that its closure runs synchronously on this thread (`Task.immediate`): that task has an executor
+    /// of its own, on which the actor's observers must not run.
+    var isolationHere: (any Actor)? {
+        guard let awaitingTask, TaskIdentity.current == awaitingTask else { return nil }
+        return isolation
+    }
+
+    /// The isolation of a post made now on this thread: `isolation` if the compiler passed one, else ``isolationHere``
+    /// of the `awaitDelivery` whose closure is running here, if any.
     static func isolation(of isolation: (any Actor)?) -> (any Actor)? {
-        isolation ?? current?.isolation
+        isolation ?? current?.isolationHere
     }
 
     deinit {
