@@ -55,34 +55,34 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(token) {}
     }
 
-    @Test(arguments: Registration.allCases)
-    func typedRePostFromAPlainObserverArrivesAfterTheOriginal(registration: Registration) {
-        let center = NotificationCenter()
-        let counts = Recorded<Int>()
-        let (token, plain) = observe(
-            registration, on: center, typed: { counts.append($0.count) },
-            plain: { note in
-                if (note.userInfo?[Notification.typedPayloadKey] as? CounterDidChange)?.count == 1 {
-                    CounterDidChange(count: 99).post(in: center)
-                }
-            })
-        defer { center.removeObserver(plain) }
-        CounterDidChange(count: 1).post(in: center)
-        #expect(counts.values == [1, 99])
-        withExtendedLifetime(token) {}
+    /// How a plain observer re-posts: a typed post, or a plain one with a `userInfo` of its own.
+    enum RePost: CaseIterable, CustomTestStringConvertible {
+        case typed
+        case plainWithANewUserInfo
+
+        var testDescription: String { self == .typed ? "typed re-post" : "plain re-post with a new userInfo" }
+
+        func post(_ change: CounterDidChange, in center: NotificationCenter) {
+            switch self {
+            case .typed:
+                change.post(in: center)
+            case .plainWithANewUserInfo:
+                center.post(
+                    name: CounterDidChange.notificationName, object: nil,
+                    userInfo: [Notification.typedPayloadKey: change])
+            }
+        }
     }
 
-    @Test(arguments: Registration.allCases)
-    func plainRePostWithANewUserInfoArrivesAfterTheOriginal(registration: Registration) {
+    @Test(arguments: Registration.allCases, RePost.allCases)
+    func aRePostFromAPlainObserverArrivesAfterTheOriginal(registration: Registration, rePost: RePost) {
         let center = NotificationCenter()
         let counts = Recorded<Int>()
         let (token, plain) = observe(
             registration, on: center, typed: { counts.append($0.count) },
             plain: { note in
                 if (note.userInfo?[Notification.typedPayloadKey] as? CounterDidChange)?.count == 1 {
-                    center.post(
-                        name: CounterDidChange.notificationName, object: nil,
-                        userInfo: [Notification.typedPayloadKey: CounterDidChange(count: 99)])
+                    rePost.post(CounterDidChange(count: 99), in: center)
                 }
             })
         defer { center.removeObserver(plain) }
