@@ -195,8 +195,12 @@ final class DeliveryTarget: Sendable {
     func queue(_ payload: Any, for subscription: AnySubscription) {
         // Inside this task's own handler, what it posts to itself runs after it returns: it is not waited for.
         let pending = PendingDeliveries.current?.attached(to: self)
-        let entry = Entry(subscription: subscription, payload: payload, sender: nil, pending: pending)
-        finish(enqueue(CollectionOfOne(entry), isCurrent: false))
+        queue(Entry(subscription: subscription, payload: payload, sender: nil, pending: pending), isCurrent: false)
+    }
+
+    /// Queues one entry and runs it, now (`isCurrent`, see ``enqueue(_:isCurrent:)``) or by scheduling a drain.
+    func queue(_ entry: Entry, isCurrent: Bool) {
+        finish(enqueue(CollectionOfOne(entry), isCurrent: isCurrent))
     }
 
     /// Queues `entries` in one step; the caller then calls ``finish(_:)`` outside every lock. Takes only the target's

@@ -43,6 +43,6 @@ extension Subscription {
         let entry = DeliveryTarget.Entry(
             subscription: self, payload: payload, sender: takesSender ? sender : nil,
             pending: PendingDeliveries.current)
-        target.finish(target.enqueue(CollectionOfOne(entry), isCurrent: target.isCurrent(context)))
+        target.queue(entry, isCurrent: target.isCurrent(context))
     }
 }
