@@ -191,17 +191,12 @@ extension OrderPerTargetTests {
 
     // MARK: - One order per target
 
-    /// "Observers that run on the same serial target, for the same center, see that center's posts in one order."
-    /// A post made on the main actor runs the main-actor observers synchronously; when the first of them posts again
-    /// (on the main actor), the nested post once reached both observers before the outer post reached the second
-    /// (the first saw [1, 10], the second [10, 1]). A post made from inside a handler of the target is now queued
-    /// behind the post it was made in.
-    @Test @MainActor func nestedPostFromASynchronouslyRunMainActorHandlerKeepsOneOrder() async {
-        let center = NotificationCenter()
-        let first = Log()
-        let second = Log()
-        let done = Signal()
-        let tokens = [
+    /// Two main-actor observers of `Play` on `center`; the first posts 10 when it receives 1, the second fires `done`
+    /// when it receives 10.
+    @MainActor private func observeTwiceRepostingTen(
+        in center: NotificationCenter, first: Log, second: Log, done: Signal
+    ) -> [NotificationToken] {
+        [
             Play.observeOnMainActor(in: center) { index in
                 first.entries.append(index)
                 if index == 1 { Play.post(10, in: center) }
@@ -211,6 +206,18 @@ extension OrderPerTargetTests {
                 if index == 10 { done.fire() }
             },
         ]
+    }
+
+    /// "Observers that run on the same serial target, for the same center, see that center's posts in one order."
+    /// A post made on the main actor runs the main-actor observers synchronously; a post that the first of them makes
+    /// (on the main actor) is queued behind the post it was made in, so that it cannot reach both observers before the
+    /// outer post reaches the second (which would give the first [1, 10] and the second [10, 1]).
+    @Test @MainActor func nestedPostFromASynchronouslyRunMainActorHandlerKeepsOneOrder() async {
+        let center = NotificationCenter()
+        let first = Log()
+        let second = Log()
+        let done = Signal()
+        let tokens = observeTwiceRepostingTen(in: center, first: first, second: second, done: done)
         Play.post(1, in: center)
         #expect(first.entries == [1], "the post made on the main actor ran its observers before it returned")
         #expect(second.entries == [1])
@@ -279,24 +286,16 @@ extension OrderPerTargetTests {
         withExtendedLifetime(tokens) {}
     }
 
-    /// A post made on the main actor behind a short backlog runs the backlog, then itself; a handler in that backlog
-    /// that posts again (on the main actor) once overtook the rest of the backlog (the first observer saw 1, 10, 2,
-    /// the second 10, 1, 2). Its post is now queued behind everything queued before it, the outer post included.
+    /// A post made on the main actor behind a short backlog runs the backlog, then itself; a post that a handler in
+    /// that backlog makes (on the main actor) is queued behind everything queued before it, the outer post included,
+    /// so that it cannot overtake the rest of the backlog (which would give the first observer 1, 10, 2 and the
+    /// second 10, 1, 2).
     @Test @MainActor func postFromAHandlerInABacklogThatAPostRunsKeepsOneOrder() async {
         let center = NotificationCenter()
         let first = Log()
         let second = Log()
         let done = Signal()
-        let tokens = [
-            Play.observeOnMainActor(in: center) { index in
-                first.entries.append(index)
-                if index == 1 { Play.post(10, in: center) }
-            },
-            Play.observeOnMainActor(in: center) { index in
-                second.entries.append(index)
-                if index == 10 { done.fire() }
-            },
-        ]
+        let tokens = observeTwiceRepostingTen(in: center, first: first, second: second, done: done)
         // Queued: this code holds the main actor.
         #expect(runOnAnotherThreadAndWait { for index in 1...2 { Play.post(index, in: center) } })
         Play.post(0, in: center)
