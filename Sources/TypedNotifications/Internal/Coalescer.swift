@@ -115,7 +115,10 @@ enum Coalescer {
     ) {
         // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
         let context = endContext(of: PendingDeliveries.isolation(of: isolation))
-        gather(payload, of: subject, from: sender, in: center, observer: 0, coalescing: coalescing, context: context) {
+        gather(
+            payload, of: subject, from: sender, in: ObjectIdentifier(center), observer: 0, coalescing: coalescing,
+            context: context
+        ) {
             payload, sender, context in
             center.deliver(payload, as: subject, from: sender, isolation: context)
         }
@@ -127,7 +130,7 @@ enum Coalescer {
         _ payload: Event.Payload,
         of subject: Event.Type,
         from sender: AnyObject?,
-        in center: NotificationCenter,
+        in center: ObjectIdentifier,
         observer: UInt64,
         coalescing: NotificationCoalescing<Event.Payload>,
         context: (any Actor)?,
@@ -135,7 +138,7 @@ enum Coalescer {
     ) {
         let key = Key(
             subject: ObjectIdentifier(subject),
-            center: ObjectIdentifier(center),
+            center: center,
             spansSenders: coalescing.spansSenders,
             sender: coalescing.spansSenders ? nil : sender.map(ObjectIdentifier.init),
             observer: observer

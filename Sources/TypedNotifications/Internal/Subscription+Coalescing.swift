@@ -14,7 +14,6 @@ extension Subscription {
         coalescing: NotificationCoalescing<Payload>,
         key: UInt64
     ) {
-        guard let center = channel.center else { return }
         let context: (any Actor)? =
             switch target?.executor {
             case .mainActor: MainActor.shared
@@ -22,7 +21,7 @@ extension Subscription {
             default: Coalescer.endContext(of: PendingDeliveries.isolation(of: isolation))
             }
         Coalescer.gather(
-            payload, of: Event.self, from: postSender, in: center, observer: key, coalescing: coalescing,
+            payload, of: Event.self, from: postSender, in: channel.centerID, observer: key, coalescing: coalescing,
             context: context
         ) { [weak self] payload, sender, context in
             self?.deliverBurst(payload, from: sender, on: context)
