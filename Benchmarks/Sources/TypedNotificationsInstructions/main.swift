@@ -7,13 +7,14 @@
 // - post-0, post-1, post-10, post-100: a post with that many observers on the posting thread;
 // - observe-cancel: observe, then cancel, with one long-lived observer present;
 // - async-1: a post to one observer with an `async` handler, then a wait until the handler has run for it;
+// - sequence-1: a post to one `for await` loop over a sequence, then a wait until the loop has the payload;
 // - awaited-1: a post awaited (`awaitDelivery`) until its one queue observer has run.
 // The twin is plain NotificationCenter code doing the same work (see Fixtures.swift and DeliveryFixtures.swift).
 import BenchmarkScenarios
 import Foundation
 
 let usage =
-    "usage: TypedNotificationsInstructions <post-0|post-1|post-10|post-100|observe-cancel|async-1|awaited-1>"
+    "usage: TypedNotificationsInstructions <post-0|post-1|post-10|post-100|observe-cancel|async-1|sequence-1|awaited-1>"
     + " <typed|twin>"
     + " <operations>"
 let arguments = CommandLine.arguments.dropFirst()
@@ -55,6 +56,8 @@ case "observe-cancel":
     }
 case "async-1":
     run(AsyncHandlerFixture())
+case "sequence-1":
+    run(SequenceFixture())
 case "awaited-1":
     run(AwaitedQueueFixture())
 default:
