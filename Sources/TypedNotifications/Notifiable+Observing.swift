@@ -284,15 +284,12 @@ extension NotificationCenter {
     /// type in the caller's module.
     ///
     /// - Parameters:
-    ///   - executor: The serial target the handler runs on (for an `async` handler, a task of its own), or `nil` for
-    ///     the posting thread.
+    ///   - executor: The serial target the handler runs on, or `nil` for the posting thread (and for an observer with
+    ///     a queue of its own, `handler` ``Handler/queued(_:)``: an `async` handler, a sequence).
     ///   - condition: The `where:` condition, run where the handler runs, just before it would (see
     ///     ``Subscription/admission(of:stillActive:)``).
     ///   - coalescing: The observer's own coalescing of what it receives, if it asked for one.
     ///   - kind: How introspection lists it; by default from `executor`.
-    ///   - onEnd: Called once the observation ends, however it ends.
-    ///   - bufferUnderLock: For a sequence: buffers a payload without calling user code (see
-    ///     ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``).
     ///   - isolation: The actor the observing call runs on, for an observer isolated to an actor: if it is that
     ///     actor, the latest post of a ``LatestValueNotifiable`` type runs before the call returns.
     @inlinable
@@ -306,8 +303,6 @@ extension NotificationCenter {
         coalescing: NotificationCoalescing<Event.Payload>? = nil,
         site: ObservationSite,
         kind: TypedObservation.Delivery? = nil,
-        onEnd: (@Sendable () -> Void)? = nil,
-        bufferUnderLock: (@Sendable (Event.Payload) -> Void)? = nil,
         onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)? = nil,
         isolation: (any Actor)? = nil
     ) -> Subscription<Event> {
@@ -331,8 +326,6 @@ extension NotificationCenter {
                 condition: condition,
                 site: site,
                 kind: kind ?? TypedObservation.Delivery(executor),
-                onEnd: onEnd,
-                bufferUnderLock: bufferUnderLock,
                 onDecodingFailure: onDecodingFailure,
                 coalescing: coalescing
             )

@@ -50,9 +50,10 @@ extension Notifiable {
     ) -> NotificationToken {
         return NotificationToken(
             center.register(
-                Self.self, sender: sender, on: .task, handler: .async { payload, _ in await handler(payload) },
-                condition: condition?.accepts, coalescing: coalescing,
-                site: ObservationSite(fileID: file, line: line)),
+                Self.self, sender: sender, on: nil,
+                handler: .queued(ConsumerQueue { payload, _ in await handler(payload) }),
+                condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line),
+                kind: .async),
             site: ObservationSite(fileID: file, line: line)
         )
     }
@@ -117,8 +118,9 @@ extension Notifiable {
         }
         return OwnerBoundObservation(
             center.register(
-                Self.self, sender: sender, owner: owner, on: .task, handler: .async(body),
-                condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line))
+                Self.self, sender: sender, owner: owner, on: nil, handler: .queued(ConsumerQueue(handler: body)),
+                condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line),
+                kind: .async)
         )
     }
 }

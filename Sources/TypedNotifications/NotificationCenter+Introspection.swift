@@ -36,7 +36,6 @@ public struct TypedObservation: Sendable, Hashable, CustomStringConvertible, Cus
         init(_ executor: DeliveryTarget.Executor?) {
             switch executor {
             case nil: self = .immediate
-            case .task: self = .async
             case .dispatch, .operation: self = .queue
             case .mainActor: self = .mainActor
             case .actor: self = .actor

@@ -37,39 +37,43 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         /// Keep the oldest `limit` payloads, dropping newer ones.
         case bufferingOldest(Int)
 
-        var streamPolicy: AsyncStream<Element>.Continuation.BufferingPolicy {
-            switch self {
-            case .unbounded: .unbounded
-            case .bufferingNewest(let limit): .bufferingNewest(limit)
-            case .bufferingOldest(let limit): .bufferingOldest(limit)
-            }
+        /// The observation's own queue, bounded as this policy says (see ``ConsumerQueue``).
+        func makeQueue(reportsDrops: Bool) -> ConsumerQueue<Element> {
+            let (limit, keepsNewest) =
+                switch self {
+                case .unbounded: (Int.max, false)
+                case .bufferingNewest(let limit): (limit, true)
+                case .bufferingOldest(let limit): (limit, false)
+                }
+            return ConsumerQueue(limit: limit, keepsNewest: keepsNewest, reportsDrops: reportsDrops)
         }
     }
 
     /// Owns the observation: it ends when the last sequence copy and iterator referring to it are gone.
     final class Lifetime: Sendable {
-        let stream: AsyncStream<Element>
-        private let continuation: AsyncStream<Element>.Continuation
+        /// What the observation appends to, and the iterating task takes from.
+        let queue: ConsumerQueue<Element>
         private let observation: AnySubscription
         /// Set while a task waits in ``AsyncIterator/next()``, to catch a second task waiting at once.
         private let waiting = AtomicWord.make()
 
-        init(
-            stream: AsyncStream<Element>,
-            continuation: AsyncStream<Element>.Continuation,
-            observation: AnySubscription
-        ) {
-            self.stream = stream
-            self.continuation = continuation
+        init(queue: ConsumerQueue<Element>, observation: AnySubscription) {
+            self.queue = queue
             self.observation = observation
         }
 
         deinit { end() }
 
-        /// Ends the observation and finishes the stream, so that no loop waits for a post that cannot arrive.
+        /// Ends the observation and its queue, so that no loop waits for a post that cannot arrive.
         func end() {
             observation.cancel()
-            continuation.finish()
+            queue.finish()
+        }
+
+        /// The next payload, or `nil` once the observation has ended and what it buffered is taken. A cancelled task
+        /// ends the observation, and is still handed what is buffered.
+        func next(isolation: isolated (any Actor)? = #isolation) async -> Element? {
+            await queue.next(isolation: isolation) { self.end() }
         }
 
         func beginWaiting() {
@@ -86,28 +90,8 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
 
     let lifetime: Lifetime
 
-    /// - Parameter dropped: Called on the posting thread for each payload a bounded buffer drops.
-    init(
-        policy: BufferingPolicy,
-        dropped: (@Sendable () -> Void)?,
-        register: (
-            _ yield: @escaping @Sendable (Element) -> Void,
-            _ finish: @escaping @Sendable () -> Void,
-            _ buffer: @escaping @Sendable (Element) -> Void
-        ) -> AnySubscription
-    ) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: policy.streamPolicy)
-        let observation = register(
-            { element in
-                if case .dropped = continuation.yield(element) { dropped?() }
-            },
-            { continuation.finish() },
-            // The latest post, buffered as the sequence starts: nothing else is buffered yet, so nothing is dropped
-            // to report (but with a buffer of 0, the post itself).
-            { element in _ = continuation.yield(element) }
-        )
-        continuation.onTermination = { _ in observation.cancel() }
-        lifetime = Lifetime(stream: stream, continuation: continuation, observation: observation)
+    init(queue: ConsumerQueue<Element>, observation: AnySubscription) {
+        lifetime = Lifetime(queue: queue, observation: observation)
     }
 
     /// Iterates the payloads; ending the iteration (the loop exits) ends the observation.
@@ -119,7 +103,6 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
             deinit { lifetime.end() }
         }
 
-        var base: AsyncStream<Element>.Iterator
         let end: IterationEnd
 
         /// The next payload, or `nil` once the iterating task is cancelled.
@@ -134,13 +117,13 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         public mutating func next() async -> Element? {
             end.lifetime.beginWaiting()
             defer { end.lifetime.endWaiting() }
-            return await base.next()
+            return await end.lifetime.next(isolation: nil)
         }
 
         /// The next payload, or `nil` once the iterating task is cancelled, run in the caller's isolation.
         ///
-        /// Needs macOS 15, iOS 18, tvOS 18, watchOS 11 or visionOS 2, like the `AsyncStream` method it calls; on
-        /// older systems `for await` uses ``next()``.
+        /// Needs macOS 15, iOS 18, tvOS 18, watchOS 11 or visionOS 2, where `AsyncIteratorProtocol` has this
+        /// requirement; on older systems `for await` uses ``next()``.
         ///
         /// ```swift
         /// struct CounterDidChange: Notifiable { let count: Int }
@@ -153,7 +136,7 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             end.lifetime.beginWaiting()
             defer { end.lifetime.endWaiting() }
-            return await base.next(isolation: actor)
+            return await end.lifetime.next(isolation: actor)
         }
     }
 
@@ -164,7 +147,7 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// let iterator = CounterDidChange.notifications().makeAsyncIterator()
     /// ```
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: lifetime.stream.makeAsyncIterator(), end: AsyncIterator.IterationEnd(lifetime))
+        AsyncIterator(end: AsyncIterator.IterationEnd(lifetime))
     }
 }
 
@@ -319,7 +302,7 @@ extension NotificationSequence {
     ) async throws -> Element {
         lifetime.beginWaiting()
         defer { lifetime.endWaiting() }
-        // As `Task.sleep` does: a cancelled task does not start waiting (the stream would still hand it a buffered
+        // As `Task.sleep` does: a cancelled task does not start waiting (the queue would still hand it a buffered
         // payload).
         if Task.isCancelled {
             lifetime.end()
@@ -344,8 +327,7 @@ extension NotificationSequence {
             timer = work
         }
         defer { timer?.cancel() }
-        var payloads = lifetime.stream.makeAsyncIterator()
-        while let payload = await payloads.next() {
+        while let payload = await lifetime.next() {
             if condition?.accepts(payload) ?? true {
                 _ = decided.set()
                 return payload
@@ -369,25 +351,10 @@ extension NotificationCenter {
         reportsDrops: Bool,
         site: ObservationSite
     ) -> NotificationSequence<Event.Payload> {
-        var dropped: (@Sendable () -> Void)?
-        if reportsDrops {
-            dropped = { [weak self] in
-                guard let self else { return }
-                NotificationDiagnostics.report(.dropped, for: subject, name: subject.notificationName, in: self)
-            }
-        }
-        return NotificationSequence(policy: bufferingPolicy, dropped: dropped) { yield, finish, buffer in
-            // `finish` ends the sequence when the center goes (the observation then ends without a `cancel()`).
-            register(
-                subject,
-                sender: sender,
-                on: nil,
-                handler: .payload(yield),
-                site: site,
-                kind: .sequence,
-                onEnd: finish,
-                bufferUnderLock: buffer
-            )
-        }
+        // The queue finishes when the observation ends, however it ends (its center going, say): the loop then ends.
+        let queue = bufferingPolicy.makeQueue(reportsDrops: reportsDrops)
+        let observation = register(
+            subject, sender: sender, on: nil, handler: .queued(queue), site: site, kind: .sequence)
+        return NotificationSequence(queue: queue, observation: observation)
     }
 }

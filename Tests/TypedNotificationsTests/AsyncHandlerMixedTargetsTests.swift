@@ -118,23 +118,27 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(tokens) {}
     }
 
-    /// The registry never stores an async handler's target, so it never takes (or drops) the main actor's entry,
-    /// whose key has the same `executor: nil`: main-actor observers made before and after async ones that come and
-    /// go share one target.
-    @Test func asyncTargetsAreNeverTheMainActorsTarget() {
+    /// An async handler runs from a queue of its own, never from a center's target: main-actor observers made before
+    /// and after async ones that come and go share one target (the main actor's, whose key has no executor identity).
+    @Test func asyncObserversNeverTakeOrDropTheMainActorsTarget() {
         let center = NotificationCenter()
         func site(_ line: UInt = #line) -> ObservationSite { ObservationSite(fileID: #fileID, line: line) }
+        func asyncHandler<Payload>() -> Handler<Payload> { .queued(ConsumerQueue { _, _ in }) }
         let firstAsync = center.register(
-            NumberPosted.self, sender: nil, on: .task, handler: .async { _, _ in }, site: site())
+            NumberPosted.self, sender: nil, on: nil, handler: asyncHandler(), site: site(), kind: .async)
         let main = center.register(
             NumberPosted.self, sender: nil, on: .mainActor, handler: .payload { _ in }, site: site())
         let secondAsync = center.register(
-            NumberPosted.self, sender: nil, on: .task, handler: .async { _, _ in }, site: site())
-        #expect(main.target != nil && firstAsync.target != nil && secondAsync.target != nil)
-        #expect(firstAsync.target !== main.target, "an async observer was merged into the main actor's target")
-        #expect(secondAsync.target !== main.target, "an async observer was merged into the main actor's target")
-        #expect(firstAsync.target !== secondAsync.target, "two async observers share a target")
-        #expect(main.target?.key == firstAsync.target?.key, "the keys do collide; the registry must not store .task")
+            NumberPosted.self, sender: nil, on: nil, handler: asyncHandler(), site: site(), kind: .async)
+        #expect(main.target != nil && firstAsync.target == nil && secondAsync.target == nil)
+        #expect(firstAsync.rest != nil && secondAsync.rest != nil, "an async observer has no queue of its own")
+        if case .queued(let first) = firstAsync.rest?.handler, case .queued(let second) = secondAsync.rest?.handler {
+            #expect(first !== second, "two async observers share a queue")
+        } else {
+            Issue.record("an async observer is not queued")
+        }
+        #expect(main.target?.key.executor == nil, "the main actor's target is found by its center alone")
+        #expect(center.typedObservations.filter { $0.delivery == .async }.count == 2)
         firstAsync.cancel()
         secondAsync.cancel()
         let mainAgain = center.register(
@@ -142,7 +146,7 @@ import TypedNotificationsTestSupport
         #expect(mainAgain.target === main.target, "cancelling async observers dropped the main actor's target entry")
         // And on another type of the same center (targets are per center, not per type).
         let otherAsync = center.register(
-            ReleaseReportingPosted.self, sender: nil, on: .task, handler: .async { _, _ in }, site: site())
+            ReleaseReportingPosted.self, sender: nil, on: nil, handler: asyncHandler(), site: site(), kind: .async)
         otherAsync.cancel()
         let mainOther = center.register(
             ReleaseReportingPosted.self, sender: nil, on: .mainActor, handler: .payload { _ in }, site: site())

@@ -109,10 +109,7 @@ class AnySubscription: @unchecked Sendable {
     /// Runs a delivery that waited for this observer's target, if the observation is still active; on the target.
     func runQueued(_ payload: Any, sender: AnyObject?) {}
 
-    /// Awaits an `async` handler with a delivery that waited for its task, if the observation is still active.
-    func runQueuedAsync(_ payload: Any) async {}
-
-    /// Called once the observation ended, outside every lock: drops what is queued for it; a sequence finishes here.
+    /// Called once the observation ended, outside every lock: drops what is queued for it; its own queue finishes.
     func didEnd() {}
 }
 

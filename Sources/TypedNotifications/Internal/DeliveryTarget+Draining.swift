@@ -18,14 +18,6 @@ extension DeliveryTarget {
             queue.async { self.drain() }
         case .operation(let queue):
             queue.addOperation(DrainOperation(self))
-        case .task:
-            // One entry at a time, each awaited; the task ends when the FIFO is empty, and the next post starts one.
-            // The task is recorded with each entry it takes, so that a handler awaiting its own posts' delivery does
-            // not wait for itself (see `PendingDeliveries.attached(to:)`).
-            Task.detached {
-                let task = TaskIdentity.current
-                while let entry = self.take(through: .max, drainedBy: task) { await entry.runAsync() }
-            }
         }
     }
 
@@ -78,18 +70,14 @@ extension DeliveryTarget {
 
     /// The oldest entry, if numbered at most `last`, for the caller to run: a handler is running until the next call.
     /// With none, nothing runs, and an empty queue ends the drain in flight (the next post schedules one).
-    ///
-    /// - Parameter task: An `async` handler's drain task, recorded while it runs the entry (``State/drainingTask``).
-    func take(through last: UInt64, drainedBy task: TaskIdentity? = nil) -> Entry? {
+    func take(through last: UInt64) -> Entry? {
         state.withLock { state in
             guard let number = state.queue.first?.number, number <= last, let entry = state.queue.take() else {
                 state.isRunning = false
-                state.drainingTask = nil
                 if state.queue.isEmpty { state.isScheduled = false }
                 return nil
             }
             state.isRunning = true
-            state.drainingTask = task
             return entry
         }
     }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// One serial place where one center's handlers run: the main actor, one actor, one `DispatchQueue` or one
-/// `OperationQueue` (its observers share one FIFO), or one `async` handler's own task and FIFO. Per center, so that one
+/// `OperationQueue` (its observers share one FIFO; a coalescing observer has one of its own). Per center, so that one
 /// center's backlog never holds up another's and centers (one per test, say) stay independent. The registry makes one
 /// per center and queue or actor, counts its observations, and finds it by identity under its lock, with no weak load.
 ///
@@ -28,8 +28,6 @@ final class DeliveryTarget: Sendable {
         case actor(WeakActor)
         case dispatch(DispatchQueue)
         case operation(OperationQueue)
-        /// One `async` handler's own task: never shared nor kept by the registry, so each delivery awaits the last.
-        case task
     }
 
     /// One delivery waiting for its observer's turn. `@unchecked Sendable`: the payload is the observer's `Sendable`
@@ -58,12 +56,6 @@ final class DeliveryTarget: Sendable {
             }
         }
 
-        /// On a ``Executor/task`` target: awaits the `async` handler.
-        func runAsync() async {
-            await NotificationDiagnostics.reporting(to: scope) {
-                await subscription.runQueuedAsync(payload)
-            }
-        }
     }
 
     /// What a post still has to do after queueing: run entries now (on the target's own actor) or schedule a drain.
@@ -81,9 +73,6 @@ final class DeliveryTarget: Sendable {
         var isScheduled = false
         /// Whether a handler of this target is running, on its executor.
         var isRunning = false
-        /// For an `async` handler's task target: the drain task, while it runs an entry. Only compared for identity,
-        /// set and cleared by that task itself (``take(through:drainedBy:)``).
-        var drainingTask: TaskIdentity? = nil
 
         mutating func append(_ entry: Entry) {
             lastNumber &+= 1
@@ -97,8 +86,7 @@ final class DeliveryTarget: Sendable {
     static var batchLimit: Int { 64 }
 
     let executor: Executor
-    /// Whether observers share the target: all but an `async` handler's task, which ``queue(_:for:)`` feeds directly,
-    /// and a coalescing observer's own target, fed by its bursts.
+    /// Whether observers share the target: all but a coalescing observer's own target, fed by its bursts.
     @usableFromInline
     let isShared: Bool
     /// The identity the registry finds a shared target by: its center's and its executor's.
@@ -109,18 +97,18 @@ final class DeliveryTarget: Sendable {
 
     struct Key: Hashable {
         let center: ObjectIdentifier
-        /// The queue's or actor's identity; `nil` for the main actor and for a task (never kept by the registry).
+        /// The queue's or actor's identity; `nil` for the main actor.
         let executor: ObjectIdentifier?
     }
 
-    /// - Parameter isShared: Whether the registry may give the target to other observers; never for a task, and not
-    ///   for an observer that coalesces what it receives, whose posts go to its burst first.
+    /// - Parameter isShared: Whether the registry may give the target to other observers; not for an observer that
+    ///   coalesces what it receives, whose posts go to its burst first.
     init(_ executor: Executor, center: ObjectIdentifier, isShared: Bool = true) {
         self.executor = executor
-        if case .task = executor { self.isShared = false } else { self.isShared = isShared }
+        self.isShared = isShared
         let id: ObjectIdentifier? =
             switch executor {
-            case .mainActor, .task: nil
+            case .mainActor: nil
             case .actor(let actor): actor.id
             case .dispatch(let queue):
                 PlatformQueues.isMain(queue) ? PlatformQueues.mainQueueIdentity : ObjectIdentifier(queue)
@@ -133,7 +121,7 @@ final class DeliveryTarget: Sendable {
     var isMain: Bool {
         switch executor {
         case .mainActor: true
-        case .actor, .task: false
+        case .actor: false
         case .dispatch(let queue): PlatformQueues.isMain(queue)
         case .operation(let queue): queue === OperationQueue.main
         }
@@ -160,7 +148,7 @@ final class DeliveryTarget: Sendable {
         case .actor(let target):
             // Loaded only when the identity is the caller's actor, which the caller holds.
             isolation.map { ObjectIdentifier($0) == target.id && target.actor === $0 } ?? false
-        case .dispatch, .operation, .task: false
+        case .dispatch, .operation: false
         }
     }
 
@@ -191,13 +179,6 @@ final class DeliveryTarget: Sendable {
         finish(enqueue(entries, isCurrent: isCurrent(isolation ?? pending?.isolationHere)))
     }
 
-    /// Queues a post for this task's `async` handler and starts the task if idle; the caller checked owner and sender.
-    func queue(_ payload: Any, for subscription: AnySubscription) {
-        // Inside this task's own handler, what it posts to itself runs after it returns: it is not waited for.
-        let pending = PendingDeliveries.current?.attached(to: self)
-        queue(Entry(subscription: subscription, payload: payload, sender: nil, pending: pending), isCurrent: false)
-    }
-
     /// Queues one entry and runs it, now (`isCurrent`, see ``enqueue(_:isCurrent:)``) or by scheduling a drain.
     func queue(_ entry: Entry, isCurrent: Bool) {
         finish(enqueue(CollectionOfOne(entry), isCurrent: isCurrent))
@@ -221,12 +202,6 @@ final class DeliveryTarget: Sendable {
         if let last = queued.runsThrough {
             while let entry = take(through: last) { entry.run() }
         }
-    }
-
-    /// Whether `task` is this `async` handler's drain task, running one of its entries: what it awaits from this
-    /// target runs only after the handler returns. Asked only for deliveries of posts made inside `awaitDelivery`.
-    func isDrained(by task: TaskIdentity) -> Bool {
-        state.withLock { $0.drainingTask == task }
     }
 
     /// Drops what is queued for `subscription`, which ended; the entries are released after the lock.

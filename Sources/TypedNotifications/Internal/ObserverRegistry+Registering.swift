@@ -35,7 +35,7 @@ extension ObserverRegistry {
             switch executor {
             case .mainActor: startsOnTarget = PlatformIsolation.isMainActor(isolation)
             case .actor(let actor): startsOnTarget = isolation.map { ObjectIdentifier($0) == actor.id } ?? false
-            case .dispatch, .operation, .task: break
+            case .dispatch, .operation: break
             }
         }
         withChannel(

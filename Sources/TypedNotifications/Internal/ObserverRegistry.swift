@@ -36,7 +36,7 @@ final class ObserverRegistry: Sendable {
             _ executor: DeliveryTarget.Executor, on centerID: ObjectIdentifier, shared: Bool
         ) -> DeliveryTarget {
             let target = DeliveryTarget(executor, center: centerID, isShared: shared)
-            // An `async` handler's task is its own, never shared.
+            // A coalescing observer's target is its own, never shared.
             if !target.isShared { return target }
             if let (existing, users) = targets[target.key], existing.serves(executor) {
                 targets[target.key] = (existing, users + 1)

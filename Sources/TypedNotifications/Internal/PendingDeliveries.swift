@@ -14,8 +14,8 @@ final class PendingDeliveries: Sendable {
     private let waiter: DeliveryWaiter?
     /// Those of the posts a coalesced burst joined, held until the burst's own deliveries let go.
     private let joined: [PendingDeliveries]
-    /// The task awaiting the posts. Inside an `async` handler it is that handler's drain task, whose FIFO runs only
-    /// after the handler returns: deliveries queued there are not waited for (``attached(to:)``). If the task has
+    /// The task awaiting the posts. Inside an `async` handler it is that handler's task, whose queue runs only after
+    /// the handler returns: deliveries queued there are not waited for (``attached(excludingDrainOf:)``). If the task has
     /// ended (its wait was cancelled), a new task at its address can only drop deliveries from a wait already over.
     private let awaitingTask: TaskIdentity?
     /// The actor `awaitDelivery` was called on, whose executor runs its closure: a post that its task makes there is
@@ -66,14 +66,14 @@ final class PendingDeliveries: Sendable {
         return Unmanaged<PendingDeliveries>.fromOpaque(pointer).takeUnretainedValue()
     }
 
-    /// What a delivery queued on `target`, an `async` handler's task, holds: these pending deliveries without the
-    /// waits of that handler itself (awaited from its drain task), which would never end.
-    func attached(to target: DeliveryTarget) -> PendingDeliveries? {
+    /// What a delivery queued for an `async` handler holds: these pending deliveries without the waits of that
+    /// handler itself (awaited from its task), which would never end.
+    func attached<Element>(excludingDrainOf queue: ConsumerQueue<Element>) -> PendingDeliveries? {
         if joined.isEmpty {
-            guard let awaitingTask, target.isDrained(by: awaitingTask) else { return self }
+            guard let awaitingTask, queue.isDrained(by: awaitingTask) else { return self }
             return nil
         }
-        let kept = joined.filter { $0.attached(to: target) != nil }
+        let kept = joined.filter { $0.attached(excludingDrainOf: queue) != nil }
         if kept.count == joined.count { return self }
         return kept.isEmpty ? nil : PendingDeliveries(joining: kept)
     }

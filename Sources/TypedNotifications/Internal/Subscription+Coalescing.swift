@@ -32,13 +32,13 @@ extension Subscription {
     }
 
     /// Delivers a burst's payload to this observation as a post made on `context` would be, without coalescing: queued
-    /// on its target (its own, never shared), or run now with the checks a queued delivery makes.
+    /// on its target (its own, never shared) or its own queue, or run now with the checks a queued delivery makes.
     func deliverBurst(_ payload: Payload, from sender: AnyObject?, on context: (any Actor)?) {
+        if case .queued(let queue) = rest?.handler { return append(payload, to: queue) }
         guard let target else {
             guard let owner = admissionOnTarget(of: payload) else { return }
             return run(payload, sender: sender, owner: owner)
         }
-        if case .task = target.executor { return target.queue(payload, for: self) }
         let entry = DeliveryTarget.Entry(
             subscription: self, payload: payload, sender: takesSender ? sender : nil,
             pending: PendingDeliveries.current)

@@ -1,14 +1,15 @@
 import Foundation
 
-/// A typed observer's handler, in the shape its observing form took it: the payload alone, or a call that also takes
-/// the sender and the owner, loaded once for the delivery (``Subscription/admission(of:stillActive:)``).
+/// How a typed observer takes a payload, in the shape its observing form took it: a handler called with the payload
+/// alone, or with the sender and the owner too, loaded once for the delivery (``Subscription/admission(of:stillActive:)``);
+/// or a queue of its own, emptied by one task (an `async` handler's or a sequence's, see ``ConsumerQueue``).
 @usableFromInline
 enum Handler<Payload: Sendable>: Sendable {
     case payload(@Sendable (Payload) -> Void)
     /// `takesSender`: whether a queued delivery keeps the post's sender for it.
     case call(@Sendable (Payload, _ sender: AnyObject?, _ owner: AnyObject?) -> Void, takesSender: Bool)
-    /// Run by its own ``DeliveryTarget/Executor/task`` target, one delivery at a time; never given the sender.
-    case async(@Sendable (Payload, _ owner: AnyObject?) async -> Void)
+    /// Appended on the posting thread; never given the sender.
+    case queued(ConsumerQueue<Payload>)
 
     @usableFromInline
     var takesSender: Bool {
@@ -43,12 +44,6 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         /// ``Subscription/admission(of:stillActive:)``).
         @usableFromInline
         let condition: (@Sendable (Event.Payload) -> Bool)?
-        /// Called once the observation ends, however it ends: a sequence (and an `async` handler's) finishes here.
-        @usableFromInline
-        let onEnd: (@Sendable () -> Void)?
-        /// For a sequence: buffers the latest post for it under the registry's lock (in `replay`).
-        @usableFromInline
-        let bufferUnderLock: (@Sendable (Event.Payload) -> Void)?
         /// For the testing kit's recorders: undecodable plain posts, with their sender. A recorder records posts, not
         /// the state an observation starts with, so it gets no latest value.
         @usableFromInline
@@ -65,16 +60,12 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             handler: Handler<Event.Payload>,
             condition: (@Sendable (Event.Payload) -> Bool)?,
             owner: AnyObject?,
-            onEnd: (@Sendable () -> Void)?,
-            bufferUnderLock: (@Sendable (Event.Payload) -> Void)?,
             onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)?,
             coalescing: NotificationCoalescing<Event.Payload>?
         ) {
             self.owner = owner
             self.handler = handler
             self.condition = condition
-            self.onEnd = onEnd
-            self.bufferUnderLock = bufferUnderLock
             self.onDecodingFailure = onDecodingFailure
             self.coalescing = coalescing
             burstKey = coalescing == nil ? 0 : Coalescer.newObserverKey()
@@ -92,21 +83,17 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         condition: (@Sendable (Event.Payload) -> Bool)? = nil,
         site: ObservationSite,
         kind: TypedObservation.Delivery,
-        onEnd: (@Sendable () -> Void)? = nil,
-        bufferUnderLock: (@Sendable (Event.Payload) -> Void)? = nil,
         onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)? = nil,
         coalescing: NotificationCoalescing<Event.Payload>? = nil
     ) {
-        if case .payload(let handler) = handler, condition == nil, target == nil, owner == nil, onEnd == nil,
-            coalescing == nil
-        {
+        if case .payload(let handler) = handler, condition == nil, target == nil, owner == nil, coalescing == nil {
             direct = handler
             rest = nil
         } else {
             direct = { _ in }
             rest = Rest(
-                handler: handler, condition: condition, owner: owner, onEnd: onEnd, bufferUnderLock: bufferUnderLock,
-                onDecodingFailure: onDecodingFailure, coalescing: coalescing)
+                handler: handler, condition: condition, owner: owner, onDecodingFailure: onDecodingFailure,
+                coalescing: coalescing)
         }
         super.init(
             channel: channel,
@@ -142,8 +129,9 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 
     override func didEnd() {
         discardPending()
-        if let rest, rest.coalescing != nil { Coalescer.discardBursts(of: rest.burstKey) }
-        rest?.onEnd?()
+        guard let rest else { return }
+        if rest.coalescing != nil { Coalescer.discardBursts(of: rest.burstKey) }
+        if case .queued(let queue) = rest.handler { queue.finish() }
     }
 
     override func reportDecodingFailure(
@@ -157,7 +145,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         report(error, postSender)
     }
 
-    /// Delivers a post on the posting thread (or queues it for an `async` handler's task) if still active and the
+    /// Delivers a post on the posting thread (or appends it to the observer's own queue) if still active and the
     /// sender matches; not for observers on a shared ``DeliveryTarget``, which ``DeliveryTarget/dispatch`` serves.
     /// Inlinable, to be specialised in a post's loop.
     @inlinable
@@ -172,8 +160,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
-    /// The rarer observers on the posting thread: owner-bound, conditional, taking the sender, `async` (queued for
-    /// its task), or coalescing what they receive (gathered, whatever their target).
+    /// The rarer observers on the posting thread: owner-bound, conditional, taking the sender, with a queue of their
+    /// own (an `async` handler, a sequence), or coalescing what they receive (gathered, whatever their target).
     @usableFromInline
     func deliverOther(
         _ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, cancellationsSeen count: UInt64
@@ -189,10 +177,10 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { return cancel() }
             return gather(payload, from: postSender, isolation: isolation, coalescing: coalescing, key: rest.burstKey)
         }
-        if let target {
-            // Queued for the `async` handler's task, which makes the checks; an owner found dead ends it now.
+        if case .queued(let queue) = rest?.handler {
+            // The queue's task makes the checks; an owner found dead ends the observation now.
             if isOwnerBound, loadOwner() == nil { return cancel() }
-            target.queue(payload, for: self)
+            append(payload, to: queue)
         } else if let owner = admission(of: payload, stillActive: { !hasEnded(cancellationsSeen: count) }) {
             run(payload, sender: postSender, owner: owner)
         }
@@ -236,8 +224,25 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         case .call(let handler, _): handler(payload, sender, owner)
         case .payload(let handler): handler(payload)
         case nil: direct(payload)
-        case .async: preconditionFailure("an async handler runs from its task (see runQueuedAsync)")
+        case .queued: preconditionFailure("a queued observer's task takes its payloads (see ConsumerQueue)")
         }
+    }
+
+    /// Appends a payload to this observer's own queue: starts an `async` handler's task if the queue was idle, and
+    /// reports what a sequence's bounded buffer drops.
+    func append(_ payload: Payload, to queue: ConsumerQueue<Payload>) {
+        switch queue.append(payload) {
+        case .queued, .ended: break
+        case .startsDrain: startTask(of: queue)
+        case .dropped:
+            guard queue.reportsDrops, let center = channel.center else { return }
+            NotificationDiagnostics.report(.dropped, for: Event.self, name: Event.notificationName, in: center)
+        }
+    }
+
+    /// Starts the task that calls an `async` handler with what its queue holds, after the checks a queued handler makes.
+    private func startTask(of queue: ConsumerQueue<Payload>) {
+        queue.drain { [self] payload in admissionOnTarget(of: payload) }
     }
 
     override func runQueued(_ payload: Any, sender: AnyObject?) {
@@ -245,13 +250,6 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         let payload = payload as! Payload
         guard let owner = admissionOnTarget(of: payload) else { return }
         run(payload, sender: sender, owner: owner)
-    }
-
-    override func runQueuedAsync(_ payload: Any) async {
-        // Safe, as in `runQueued`.
-        let payload = payload as! Payload
-        guard case .async(let handler) = rest?.handler, let owner = admissionOnTarget(of: payload) else { return }
-        await handler(payload, owner)
     }
 
     /// Hands this new observer its type's latest post, first: the registry calls it under its lock while adding it, so
@@ -279,9 +277,11 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             let queued = target.enqueue(CollectionOfOne(entry), isCurrent: onTarget)
             return { target.finish(queued) }
         }
-        if let buffer = rest?.bufferUnderLock {
-            buffer(payload)
-            return nil
+        if case .queued(let queue) = rest?.handler {
+            // Ahead of live posts; a sequence has no waiting task yet, and its bound drops nothing worth a report (but
+            // with a buffer of 0, this payload). An `async` handler's task starts after the lock.
+            guard case .startsDrain = queue.append(payload, isPost: false) else { return nil }
+            return { [self] in startTask(of: queue) }
         }
         // Not coalesced: an observation starts with the latest value at once.
         if rest?.coalescing != nil { return { [self] in deliverBurst(payload, from: latest.sender, on: nil) } }
