@@ -16,42 +16,14 @@ import Foundation
 /// (no call starts after `cancel()` returned), a sequence's keeps it for the loop, which ends once it is taken.
 ///
 /// Only the package's bookkeeping runs under the lock; entries are released, and the waiting task resumed, after it.
+/// The queue is generic over its payload, but what it stores is not (``ConsumerQueueEntry``, ``ConsumerQueueState``):
+/// operations on a generic FIFO of generic entries look type metadata up in the runtime at each call, which made a
+/// delivery to an `async` handler over half as costly again (the async-1 row of the Performance article's instruction
+/// table).
 @usableFromInline
 final class ConsumerQueue<Element: Sendable>: Sendable {
-    struct Entry: Sendable {
-        let payload: Element
-        /// The diagnostics scope open where the post was made (an `async` handler's reports go there).
-        var scope: NotificationDiagnostics.Scope? = nil
-        /// For a post made inside `awaitDelivery`: held until the handler has returned or the entry was dropped.
-        var pending: PendingDeliveries? = nil
-    }
-
-    private typealias Waiter = CheckedContinuation<Element?, Never>
-
-    private struct State {
-        var entries = FIFO<Entry>()
-        /// A sequence's iterating task, waiting for the next payload.
-        var waiter: Waiter?
-        var isFinished = false
-        /// Whether an `async` handler's task is taking entries (started, and not yet found the queue empty).
-        var isDraining = false
-        /// That task, while it runs an entry: what the handler awaits from this observation runs only after the
-        /// handler returns (``PendingDeliveries/attached(excludingDrainOf:)``). Only compared for identity.
-        var drainingTask: TaskIdentity?
-    }
-
-    /// What ``append(_:)`` did with a payload.
-    enum Appended {
-        case queued
-        /// The observation had ended; the payload was dropped.
-        case ended
-        /// A bounded buffer dropped a payload (the oldest, or this one); for the caller to report.
-        case dropped
-        /// The queue was idle: the caller starts the handler's task (``drain(admitting:)``), outside its locks.
-        case startsDrain
-    }
-
-    private let state = Locked(State())
+    private typealias Entry = ConsumerQueueEntry
+    private let state = Locked(ConsumerQueueState())
     /// The `async` handler; `nil` for a sequence, whose iterating task takes the payloads.
     let handler: (@Sendable (Element, _ owner: AnyObject?) async -> Void)?
     /// The most payloads a sequence keeps while nobody waits (`Int.max` for no bound), and which go beyond it.
@@ -78,16 +50,16 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
 
     /// Appends a post's payload, on the posting thread; or a new observer's latest post (`isPost` false, not waited
     /// for by `awaitDelivery`), under the registry's lock: only this queue's lock is taken, and no task waits yet.
-    func append(_ payload: Element, isPost: Bool = true) -> Appended {
+    func append(_ payload: Element, isPost: Bool = true) -> ConsumerQueueAppend {
         var entry = Entry(payload: payload)
         if handler != nil {
             entry.scope = NotificationDiagnostics.queuedScope
             // Inside this observation's own handler, what it posts to itself runs after it returns: not waited for.
             if isPost { entry.pending = PendingDeliveries.current?.attached(excludingDrainOf: self) }
         }
-        var waiter: Waiter?
+        var waiter: ConsumerQueueState.Waiter?
         var released: Entry?
-        let appended: Appended = state.withLock { state in
+        let appended: ConsumerQueueAppend = state.withLock { state in
             if state.isFinished {
                 released = entry
                 return .ended
@@ -97,7 +69,7 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
                 waiter = waiting
                 return .queued
             }
-            var appended = Appended.queued
+            var appended = ConsumerQueueAppend.queued
             if state.entries.count >= limit {
                 guard keepsNewest, limit > 0 else {
                     released = entry
@@ -114,7 +86,7 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
             return appended
         }
         withExtendedLifetime(released) {}
-        waiter?.resume(returning: payload)
+        waiter?.resume(returning: entry)
         return appended
     }
 
@@ -132,16 +104,18 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
     // MARK: - An `async` handler's task
 
     /// Starts the task that calls the handler with each entry, one call at a time, once `admission` (the checks made
-    /// before a queued handler starts) returns the owner to hand it; see ``Appended/startsDrain``. A detached task, so
+    /// before a queued handler starts) returns the owner to hand it; see ``ConsumerQueueAppend/startsDrain``. A detached task, so
     /// that it carries none of the posters' task-locals or priority.
     func drain(admitting admission: @escaping @Sendable (Element) -> AnyObject??) {
         guard let handler else { return }
         Task.detached {
             let task = TaskIdentity.current
             while let entry = self.take(drainedBy: task) {
+                // Safe: only `append` makes entries, from an `Element`.
+                let payload = entry.payload as! Element
                 await NotificationDiagnostics.reporting(to: entry.scope) {
-                    guard let owner = admission(entry.payload) else { return }
-                    await handler(entry.payload, owner)
+                    guard let owner = admission(payload) else { return }
+                    await handler(payload, owner)
                 }
             }
         }
@@ -173,19 +147,59 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
     ) async -> Element? {
         if Task.isCancelled { onCancel() }
         // Without a suspension when a payload waits.
-        if let entry = state.withLock({ $0.entries.take() }) { return entry.payload }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation(isolation: isolation) { (continuation: Waiter) in
-                let taken: Element?? = state.withLock { state in
-                    if let entry = state.entries.take() { return .some(entry.payload) }
-                    if state.isFinished { return .some(nil) }
-                    state.waiter = continuation
-                    return nil
+        var entry = state.withLock { $0.entries.take() }
+        if entry == nil {
+            entry = await withTaskCancellationHandler {
+                await withCheckedContinuation(isolation: isolation) { (continuation: ConsumerQueueState.Waiter) in
+                    let taken: Entry?? = state.withLock { state in
+                        if let entry = state.entries.take() { return .some(entry) }
+                        if state.isFinished { return .some(nil) }
+                        state.waiter = continuation
+                        return nil
+                    }
+                    if let taken { continuation.resume(returning: taken) }
                 }
-                if let taken { continuation.resume(returning: taken) }
+            } onCancel: {
+                onCancel()
             }
-        } onCancel: {
-            onCancel()
         }
+        // Safe: only `append` makes entries, from an `Element`.
+        return entry.map { $0.payload as! Element }
     }
+}
+
+/// A payload in a ``ConsumerQueue``, and what its delivery holds.
+struct ConsumerQueueEntry: Sendable {
+    let payload: any Sendable
+    /// The diagnostics scope open where the post was made (an `async` handler's reports go there).
+    var scope: NotificationDiagnostics.Scope? = nil
+    /// For a post made inside `awaitDelivery`: held until the handler has returned or the entry was dropped.
+    var pending: PendingDeliveries? = nil
+}
+
+/// A ``ConsumerQueue``'s state, under its lock.
+struct ConsumerQueueState {
+    typealias Waiter = CheckedContinuation<ConsumerQueueEntry?, Never>
+
+    var entries = FIFO<ConsumerQueueEntry>()
+    /// A sequence's iterating task, waiting for the next payload.
+    var waiter: Waiter?
+    var isFinished = false
+    /// Whether an `async` handler's task is taking entries (started, and not yet found the queue empty).
+    var isDraining = false
+    /// That task, while it runs an entry: what the handler awaits from this observation runs only after the handler
+    /// returns (``PendingDeliveries/attached(excludingDrainOf:)``). Only compared for identity.
+    var drainingTask: TaskIdentity?
+}
+
+/// What ``ConsumerQueue/append(_:isPost:)`` did with a payload.
+enum ConsumerQueueAppend {
+    case queued
+    /// The observation had ended; the payload was dropped.
+    case ended
+    /// A bounded buffer dropped a payload (the oldest, or this one); for the caller to report.
+    case dropped
+    /// The queue was idle: the caller starts the handler's task (``ConsumerQueue/drain(admitting:)``), outside its
+    /// locks.
+    case startsDrain
 }
