@@ -266,7 +266,9 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(token) {}
     }
 
-    @Test func aCoalescedPostIsAwaitedUntilItsBurstIsDelivered() async throws {
+    /// On the main actor, so that the three `.nextTurn` posts are one burst: nonisolated code has no turns, and there
+    /// a burst may end between two of its posts.
+    @MainActor @Test func aCoalescedPostIsAwaitedUntilItsBurstIsDelivered() async throws {
         let center = NotificationCenter()
         let seen = Recorded<Int>()
         let queue = DispatchQueue(label: "observer")
