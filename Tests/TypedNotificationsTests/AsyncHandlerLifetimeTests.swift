@@ -169,3 +169,30 @@ import TypedNotificationsTestSupport
         #expect(capturedGone.isSet, "the observation whose owner is gone was not ended by the post")
     }
 }
+
+extension AsyncHandlerLifetimeTests {
+    struct Numbered: Notifiable, Equatable {
+        let id: Int
+    }
+
+    @Test func asyncObserverDoesNotKeepTheSenderAlive() async {
+        let center = NotificationCenter()
+        let gate = Gate()
+        let done = Signal()
+        let token = Numbered.observe(in: center) { tick in
+            if tick.id == 1 { await gate.wait() }
+            if tick.id == 2 { done.fire() }
+        }
+        weak var sender: Sender?
+        do {
+            let posting = Sender()
+            sender = posting
+            Numbered(id: 1).post(from: posting, in: center)
+            Numbered(id: 2).post(from: posting, in: center)
+        }
+        #expect(sender == nil, "the queued delivery keeps the payload only")
+        await gate.open()
+        await done.wait()
+        withExtendedLifetime(token) {}
+    }
+}

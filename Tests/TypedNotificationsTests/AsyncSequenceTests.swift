@@ -265,3 +265,21 @@ import TypedNotificationsTestSupport
     }
     #endif
 }
+
+extension AsyncSequenceTests {
+    struct Numbered: Notifiable, Equatable {
+        let id: Int
+    }
+
+    @Test func sequenceOfADeallocatedCenterEnds() async {
+        var center: NotificationCenter? = NotificationCenter()
+        let sequence = Numbered.notifications(in: center!)
+        Numbered(id: 1).post(in: center!)
+        weak let gone = center
+        center = nil
+        #expect(gone == nil)
+        var received: [Int] = []
+        for await tick in sequence { received.append(tick.id) }
+        #expect(received == [1], "the buffered payload, then the end")
+    }
+}

@@ -311,3 +311,81 @@ extension CancellationIsFinalTests {
         withExtendedLifetime(observation) {}
     }
 }
+
+extension CancellationIsFinalTests {
+    // MARK: - What is queued for an ended observation
+
+    @MainActor final class SeenOnMainActor {
+        var seen: [Int] = []
+    }
+
+    struct Tick: Notifiable, Equatable {
+        let id: Int
+    }
+
+    /// During a post made on the main actor, the main actor's backlog runs first; a handler that cancels its own
+    /// observation on a queued payload gets nothing more, not even the post being made.
+    @Test @MainActor func observerThatCancelsItselfOnAQueuedPayloadGetsNothingMore() {
+        let center = NotificationCenter()
+        let model = SeenOnMainActor()
+        let token = Slot<NotificationToken>()
+        token.set(
+            Tick.observeOnMainActor(in: center) { tick in
+                model.seen.append(tick.id)
+                token.value?.cancel()
+            })
+        #expect(runOnAnotherThreadAndWait { Tick(id: 1).post(in: center) })
+        Tick(id: 2).post(in: center)
+        #expect(model.seen == [1])
+        token.set(nil)
+    }
+
+    final class Heavy: Sendable {}
+
+    struct Carrying: Notifiable {
+        let heavy: Heavy
+    }
+
+    /// A target's queue is shared by its observers: cancelling one drops (and releases) what is queued for it, and
+    /// leaves the others' deliveries in place.
+    @Test func cancellingAQueueObserverReleasesItsQueuedPayloadsAndKeepsTheOthers() async {
+        let center = NotificationCenter()
+        let (queue, gate) = busyQueue()
+        let kept = Recorded<Int>()
+        let done = Signal()
+        let cancelled = Carrying.observe(in: center, delivery: .async(on: queue)) { _ in kept.append(-1) }
+        let other = Carrying.observe(in: center, delivery: .async(on: queue)) { _ in
+            kept.append(1)
+            done.fire()
+        }
+        weak var heavy: Heavy?
+        do {
+            let posted = Heavy()
+            heavy = posted
+            Carrying(heavy: posted).post(in: center)
+        }
+        #expect(heavy != nil, "queued for both observers")
+        cancelled.cancel()
+        #expect(heavy != nil, "still queued for the other observer")
+        gate.signal()
+        await done.wait()
+        #expect(kept.values == [1])
+        withExtendedLifetime(other) {}
+    }
+
+    @Test func cancellingReleasesWhatIsQueuedAtOnce() {
+        let center = NotificationCenter()
+        let (queue, gate) = busyQueue()
+        let token = Carrying.observe(in: center, delivery: .async(on: queue)) { _ in }
+        weak var heavy: Heavy?
+        do {
+            let posted = Heavy()
+            heavy = posted
+            Carrying(heavy: posted).post(in: center)
+        }
+        #expect(heavy != nil)
+        token.cancel()
+        #expect(heavy == nil, "released by cancel(), not when the queue gets to it")
+        gate.signal()
+    }
+}

@@ -400,3 +400,55 @@ private enum LoudlyDecoded: Notifiable {
         return cents
     }
 }
+
+extension DiagnosticsTests {
+    struct Tick: Notifiable, Equatable {
+        let id: Int
+    }
+
+    /// `Type.observe(from: center)`, a typo for `in: center`, compiles and never fires: debug builds report it.
+    @Test func aCenterGivenAsTheSenderFilterIsReportedInDebugBuilds() {
+        let center = NotificationCenter()
+        let reports = Recorded<String>()
+        let handler: @Sendable (NotificationDiagnostics.Event) -> Void = { event in
+            if case .centerAsSender(let fileID, _) = event.kind { reports.append(fileID) }
+        }
+        NotificationDiagnostics.withHandler(handler) {
+            let mistaken = Tick.observe(from: center, in: center) { _ in }
+            let intended = Tick.observe(in: center) { _ in }
+            withExtendedLifetime((mistaken, intended)) {}
+        }
+        #if DEBUG
+        #expect(reports.values == ["TypedNotificationsTests/DiagnosticsTests.swift"])
+        #else
+        #expect(reports.values.isEmpty, "only debug builds check")
+        #endif
+    }
+
+    struct SharedNameA: Notifiable {
+        static var notificationName: Notification.Name { .init("DiagnosticsTests.shared") }
+        let a: Int
+    }
+
+    struct SharedNameB: Notifiable {
+        static var notificationName: Notification.Name { .init("DiagnosticsTests.shared") }
+        let b: String
+    }
+
+    /// Another type's typed post under a shared name is not a plain post that failed to decode.
+    @Test func typesSharingANameDoNotReportEachOthersPostsAsDecodingFailures() {
+        let center = NotificationCenter()
+        let failures = Recorded<String>()
+        let handler: @Sendable (NotificationDiagnostics.Event) -> Void = { event in
+            if case .decodingFailed = event.kind { failures.append(event.name.rawValue) }
+        }
+        NotificationDiagnostics.withHandler(handler) {
+            let a = SharedNameA.observe(in: center) { _ in }
+            let b = SharedNameB.observe(in: center) { _ in }
+            SharedNameA(a: 1).post(in: center)
+            center.post(name: SharedNameB.notificationName, object: nil, userInfo: [:])
+            withExtendedLifetime((a, b)) {}
+        }
+        #expect(failures.values == [SharedNameB.notificationName.rawValue, SharedNameA.notificationName.rawValue])
+    }
+}

@@ -292,3 +292,21 @@ extension PendingWorkLifetimeTests {
         withExtendedLifetime(otherToken) {}
     }
 }
+
+extension PendingWorkLifetimeTests {
+    // MARK: - Queues give back what they took
+
+    /// A standing backlog (two queued, one taken, for ever) keeps the queue's memory bounded.
+    @Test func standingBacklogKeepsTheQueueBounded() {
+        var queue = FIFO<Int>()
+        var largest = 0
+        queue.append(0)
+        for item in 1...200_000 {
+            queue.append(item)
+            _ = queue.take()
+            largest = max(largest, queue.capacityUsed)
+        }
+        #expect(queue.count == 1)
+        #expect(largest <= 64, "the slots of taken items are given back")
+    }
+}

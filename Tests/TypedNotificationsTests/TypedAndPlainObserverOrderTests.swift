@@ -258,3 +258,77 @@ import TypedNotificationsTestSupport
         #expect(Notification.typedPostKey == "tn.post")
     }
 }
+
+extension TypedAndPlainObserverOrderTests {
+    // MARK: - Re-posts are posts
+
+    struct Relayed: Notifiable, Equatable {
+        let id: Int
+    }
+
+    /// A plain observer that relays a typed post's `userInfo` on behalf of another object: the typed observers of the
+    /// original sender get it once, those of the other sender get the relay once.
+    @Test(arguments: [true, false])
+    func plainRelayForAnotherSenderIsANewPost(plainObserverFirst: Bool) {
+        let center = NotificationCenter()
+        let original = Sender()
+        let other = Sender()
+        let fromOriginal = Recorded<Int>()
+        let fromOther = Recorded<Int>()
+        var tokens: [NotificationToken] = []
+        let relay = {
+            // No object filter: Swift's Foundation calls observers of one object before those of any object.
+            center.addObserver(forName: Relayed.notificationName, object: nil, queue: nil) { note in
+                guard note.object as AnyObject? === original else { return }
+                center.post(name: note.name, object: other, userInfo: note.userInfo)
+            }
+        }
+        let plain = plainObserverFirst ? relay() : nil
+        tokens.append(Relayed.observe(from: original, in: center) { fromOriginal.append($0.id) })
+        tokens.append(Relayed.observe(from: other, in: center) { fromOther.append($0.id) })
+        let plainAfter = plainObserverFirst ? nil : relay()
+        Relayed(id: 7).post(from: original, in: center)
+        #expect(fromOriginal.values == [7])
+        #expect(fromOther.values == [7])
+        for observer in [plain, plainAfter].compactMap({ $0 }) { center.removeObserver(observer) }
+        withExtendedLifetime(tokens) {}
+    }
+
+    /// A plain observer that copies a typed post's `userInfo`, replaces the payload and re-posts it from the same
+    /// sender makes a new post: typed observers get the original once and the new payload once. Where Foundation
+    /// copies `userInfo` (the simulated-Apple build), only a transformer that drops the package's
+    /// `Notification.typedPostKey` entry can always be told apart from a verbatim re-post: one that keeps it is taken
+    /// for the original when it runs before the package's own observer (documented in the Guarantees article).
+    @Test(arguments: [true, false], [true, false])
+    func plainTransformerThatRepostsAnotherPayloadIsANewPost(plainObserverFirst: Bool, keepsMark: Bool) {
+        let center = NotificationCenter()
+        let sender = Sender()
+        let received = Recorded<Int>()
+        var token: NotificationToken?
+        let transformer = {
+            // No object filter: Swift's Foundation calls observers of one object before those of any object.
+            center.addObserver(forName: Relayed.notificationName, object: nil, queue: nil) { note in
+                guard var userInfo = note.userInfo, (userInfo[Notification.typedPayloadKey] as? Relayed)?.id == 1 else {
+                    return
+                }
+                userInfo[Notification.typedPayloadKey] = Relayed(id: 2)
+                if !keepsMark { userInfo[Notification.typedPostKey] = nil }
+                center.post(name: note.name, object: sender, userInfo: userInfo)
+            }
+        }
+        let first = plainObserverFirst ? transformer() : nil
+        token = Relayed.observe(from: sender, in: center) { received.append($0.id) }
+        let second = plainObserverFirst ? nil : transformer()
+        Relayed(id: 1).post(from: sender, in: center)
+        if PlatformBridging.foundationCopiesUserInfo && keepsMark {
+            // Swift's Foundation calls the observers of one name in hash order, so which of the transformer and the
+            // package's observer runs first differs between processes: when the transformer does, its re-post is taken
+            // for the post, and the original arrives once more instead of the new payload, as documented.
+            #expect([[1, 1], [1, 2]].contains(received.values), "the original once, then the new or the original")
+        } else {
+            #expect(received.values.sorted() == [1, 2])
+        }
+        for observer in [first, second].compactMap({ $0 }) { center.removeObserver(observer) }
+        withExtendedLifetime(token) {}
+    }
+}

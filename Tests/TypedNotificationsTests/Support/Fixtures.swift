@@ -74,3 +74,20 @@ func busyQueue() -> (queue: DispatchQueue, release: DispatchSemaphore) {
     running.wait()
     return (queue, release)
 }
+
+/// An async gate: `wait()` suspends until `open()`.
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}

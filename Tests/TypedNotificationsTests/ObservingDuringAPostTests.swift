@@ -4,8 +4,9 @@ import TypedNotificationsTestSupport
 
 @testable import TypedNotifications
 
-/// A handler that observes again while it runs starts the new observation with the next post.
-@Suite struct ResubscribeInHandlerTests {
+/// An observation started during a post starts with the next post: from the post's own handler, from a handler of a
+/// nested post, or on another thread while the post is under way.
+@Suite struct ObservingDuringAPostTests {
     enum Play: Notifiable {
         typealias Payload = Int
     }
@@ -50,7 +51,7 @@ import TypedNotificationsTestSupport
     }
 }
 
-extension ResubscribeInHandlerTests {
+extension ObservingDuringAPostTests {
     /// Each call of the handler cancels its own observation (the channel's last, so the channel is dropped) and
     /// observes again (a new channel, with a new bridge) while the post runs, as threads post: no observation
     /// receives a value twice, no new observation receives the post that made it, and a final post reaches the one
@@ -139,5 +140,107 @@ extension ResubscribeInHandlerTests {
         #expect(received.values == ["old 1", "new 1", "new 2", "new 2"])
         center.removeObserver(relay)
         current.set(nil)
+    }
+}
+
+extension ObservingDuringAPostTests {
+    struct Tick: Notifiable, Equatable {
+        let id: Int
+    }
+
+    enum Unrelated: Notifiable {
+        typealias Payload = Void
+    }
+
+    enum Resubscription: CaseIterable, Sendable {
+        /// The handler cancels its own token (the type's last observation) and observes again.
+        case inTheHandler
+        /// The same, from a handler of another type that this post's handler posts.
+        case throughANestedPostOfAnotherType
+    }
+
+    @Test(arguments: Resubscription.allCases)
+    func observerStartedDuringAPostStartsWithTheNextOne(resubscription: Resubscription) {
+        let center = NotificationCenter()
+        let received = Recorded<String>()
+        let token = Slot<NotificationToken>()
+        let nested = Slot<NotificationToken>()
+        let generation = Counter()
+        @Sendable func observe() {
+            generation.increment()
+            let current = generation.count
+            token.set(
+                Tick.observe(in: center) { tick in
+                    received.append("\(current)←\(tick.id)")
+                    switch resubscription {
+                    case .inTheHandler:
+                        token.value?.cancel()
+                        observe()
+                    case .throughANestedPostOfAnotherType:
+                        Unrelated.post((), in: center)
+                    }
+                })
+        }
+        if resubscription == .throughANestedPostOfAnotherType {
+            nested.set(
+                Unrelated.observe(in: center) {
+                    token.value?.cancel()
+                    observe()
+                })
+        }
+        observe()
+        Tick(id: 1).post(in: center)
+        Tick(id: 2).post(in: center)
+        #expect(received.values == ["1←1", "2←2"])
+        token.set(nil)
+        nested.set(nil)
+    }
+
+    /// An observer that another thread starts, after ending the type's last observation, while a post goes from its
+    /// typed observers to Foundation: its Foundation observer is registered before Foundation takes its list of
+    /// observers, so Foundation calls it for the post, which it must skip like the one it replaced.
+    @Test func observerStartedOnAnotherThreadWhileAPostReachesFoundationStartsWithTheNextOne() {
+        let center = NotificationCenter()
+        let old = Recorded<Int>()
+        let renewed = Recorded<Int>()
+        let first = Slot<NotificationToken>()
+        let second = Slot<NotificationToken>()
+        first.set(Tick.observe(in: center) { old.append($0.id) })
+        TestHooks.onFoundationPost(in: center) {
+            guard second.value == nil else { return }
+            onNewThread {
+                first.value?.cancel()
+                second.set(Tick.observe(in: center) { renewed.append($0.id) })
+            }
+            .wait()
+        }
+        defer { TestHooks.removeFoundationPostHook(for: center) }
+        Tick(id: 1).post(in: center)
+        Tick(id: 2).post(in: center)
+        #expect(old.values == [1])
+        #expect(renewed.values == [2], "the observer started after the post's typed half received that post")
+        second.value?.cancel()
+    }
+
+    @Test func payloadlessObserverStartedDuringAPostStartsWithTheNextOne() {
+        let center = NotificationCenter()
+        let calls = Recorded<Int>()
+        let token = Slot<NotificationToken>()
+        let generation = Counter()
+        @Sendable func observe() {
+            generation.increment()
+            let current = generation.count
+            token.set(
+                Unrelated.observe(in: center) {
+                    calls.append(current)
+                    token.value?.cancel()
+                    observe()
+                })
+        }
+        observe()
+        Unrelated.post((), in: center)
+        Unrelated.post((), in: center)
+        #expect(calls.values == [1, 2])
+        token.set(nil)
     }
 }
