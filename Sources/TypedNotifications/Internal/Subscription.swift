@@ -228,63 +228,10 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
-    /// Appends a payload to this observer's own queue: starts an `async` handler's task if the queue was idle, and
-    /// reports what a sequence's bounded buffer drops.
-    func append(_ payload: Payload, to queue: ConsumerQueue<Payload>) {
-        switch queue.append(payload) {
-        case .queued, .ended: break
-        case .startsDrain: startTask(of: queue)
-        case .dropped:
-            guard queue.reportsDrops, let center = channel.center else { return }
-            NotificationDiagnostics.report(.dropped, for: Event.self, name: Event.notificationName, in: center)
-        }
-    }
-
-    /// Starts the task that calls an `async` handler with what its queue holds, after the checks a queued handler makes.
-    private func startTask(of queue: ConsumerQueue<Payload>) {
-        queue.drain { [self] payload in admissionOnTarget(of: payload) }
-    }
-
     override func runQueued(_ payload: Any, sender: AnyObject?) {
         // Safe: the target queued a `Payload` for this subscription (see `DeliveryTarget.dispatch`).
         let payload = payload as! Payload
         guard let owner = admissionOnTarget(of: payload) else { return }
         run(payload, sender: sender, owner: owner)
-    }
-
-    /// Hands this new observer its type's latest post, first: the registry calls it under its lock while adding it, so
-    /// no post reaches it before and none is both the latest and delivered live (a post takes that lock for both). Only
-    /// the package's own locks are taken. A target or a sequence's buffer gets it queued here, ahead of live posts; a
-    /// handler on the posting thread is called by the returned closure, which the registry runs after the lock, on the
-    /// observing thread.
-    ///
-    /// - Parameters:
-    ///   - filter: Held by the caller; the latest sender is loaded only if it has its identity (``AnySubscription``).
-    ///   - onTarget: Whether the observing code runs on the observer's target (asked before the lock): then the latest
-    ///     post runs before the observing call returns, as a post made there would.
-    func replay(
-        _ latest: LatestPost, filter: AnyObject?, onTarget: Bool, cancellationsSeen count: UInt64
-    ) -> (() -> Void)? {
-        if rest?.onDecodingFailure != nil { return nil }
-        if let filter {
-            guard latest.senderID == senderID, latest.sender === filter else { return nil }
-        }
-        // Safe: the channel keeps only posts of its own type (see `ObserverRegistry.keepLatest`).
-        let payload = latest.payload as! Payload
-        if let target {
-            let entry = DeliveryTarget.Entry(
-                subscription: self, payload: payload, sender: nil, replayed: takesSender ? latest : nil)
-            let queued = target.enqueue(CollectionOfOne(entry), isCurrent: onTarget)
-            return { target.finish(queued) }
-        }
-        if case .queued(let queue) = rest?.handler {
-            // Ahead of live posts; a sequence has no waiting task yet, and its bound drops nothing worth a report (but
-            // with a buffer of 0, this payload). An `async` handler's task starts after the lock.
-            guard case .startsDrain = queue.append(payload, isPost: false) else { return nil }
-            return { [self] in startTask(of: queue) }
-        }
-        // Not coalesced: an observation starts with the latest value at once.
-        if rest?.coalescing != nil { return { [self] in deliverBurst(payload, from: latest.sender, on: nil) } }
-        return { [self] in deliver(payload, from: latest.sender, isolation: nil, cancellationsSeen: count) }
     }
 }
