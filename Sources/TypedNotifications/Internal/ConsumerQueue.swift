@@ -17,7 +17,7 @@ import Foundation
 ///
 /// Only the package's bookkeeping runs under the lock; entries are released, and the waiting task resumed, after it.
 /// The queue is generic over its payload, but what it stores is not (``ConsumerQueueEntry``, ``ConsumerQueueState``):
-/// operations on a generic FIFO of generic entries look type metadata up in the runtime at each call, which made a
+/// operations on a generic FIFO of generic entries would look type metadata up in the runtime at each call, making a
 /// delivery to an `async` handler over half as costly again (the async-1 row of the Performance article's instruction
 /// table).
 @usableFromInline
