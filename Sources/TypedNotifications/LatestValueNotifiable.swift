@@ -16,11 +16,12 @@ public import Foundation
 ///   before any live post. A handler isolated to an actor (the main actor's included) observed on that actor, as the
 ///   compiler knows it (a `@MainActor` function, a method of the actor), receives it before the observing call
 ///   returns, on every platform: the rule of posts (see
-///   ``Notifiable/observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``). A handler on the posting thread receives
-///   it on the observing thread before `observe` returns; a post made meanwhile on another thread may reach it first,
-///   as any two posts from different threads may. The Combine publisher's subscriber receives it on subscribing, once
-///   it has demand. A sequence starts with it too, so ``Notifiable/next(from:in:where:timeout:file:line:)`` returns it
-///   at once when the condition accepts it: "wait until the state is ready" does not wait when it already is.
+///   ``Notifiable/observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``). A handler on the posting
+///   thread receives it on the observing thread before `observe` returns; a post made meanwhile on another thread may
+///   reach it first, as any two posts from different threads may. The Combine publisher's subscriber receives it on
+///   subscribing, once it has demand. A sequence starts with it too, so
+///   ``Notifiable/next(from:in:where:timeout:file:line:)`` returns it at once when the condition accepts it: "wait
+///   until the state is ready" does not wait when it already is.
 /// - **Reading and clearing:** ``latest(in:)`` reads it; ``clearLatest(in:)`` forgets it (and releases it), so that
 ///   observations made after start with nothing. A center's death releases it too, and a new center at the same
 ///   address never sees it.

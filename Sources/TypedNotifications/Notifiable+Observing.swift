@@ -13,7 +13,8 @@ extension Notifiable {
     ///
     /// - **Where the handler runs:** synchronously on the posting thread, before `post` returns, unless `delivery`
     ///   names a queue (see ``NotificationDelivery``). The handler is `@Sendable` because posts may come from any
-    ///   thread; for a handler on the main actor, use ``observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``.
+    ///   thread; for a handler on the main actor, use
+    ///   ``observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``.
     /// - **When observation ends:** when the returned token is cancelled or released, or when the center is
     ///   deallocated. Keep the token (in a property, or with ``NotificationToken/store(in:)``); a token that is not
     ///   kept ends the observation at once, which debug builds report. To tie the observation to an object instead,
@@ -140,13 +141,14 @@ extension Notifiable {
     /// compile here (see ``OwnerBoundObservation``).
     ///
     /// - **Where the handler runs:** as for
-    ///   ``observe(from:in:delivery:where:coalescing:file:line:_:)-(_,_,_,_,_,_,_,(Payload)->Void)``: on the posting thread unless
-    ///   `delivery` names a queue. While it runs it holds `owner`.
+    ///   ``observe(from:in:delivery:where:coalescing:file:line:_:)-(_,_,_,_,_,_,_,(Payload)->Void)``: on the posting
+    ///   thread unless `delivery` names a queue. While it runs it holds `owner`.
     /// - **When observation ends:** when `owner` is deallocated (the handler is never called after that), when
     ///   ``OwnerBoundObservation/cancel()`` is called, or when the center is deallocated.
     /// - `owner` is `Sendable` because the handler receives it on the posting thread or queue; for a `@MainActor`
-    ///   class, use ``observeOnMainActor(for:from:in:where:coalescing:file:line:isolation:_:)``. When `owner` is an actor, the
-    ///   form whose handler is isolated to it is chosen (``observe(for:from:in:where:coalescing:file:line:isolation:_:)``).
+    ///   class, use ``observeOnMainActor(for:from:in:where:coalescing:file:line:isolation:_:)``. When `owner` is an
+    ///   actor, the form whose handler is isolated to it is chosen
+    ///   (``observe(for:from:in:where:coalescing:file:line:isolation:_:)``).
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -210,8 +212,8 @@ extension Notifiable where Self: Equatable, Payload == Self {
     /// handler runs and when observation ends: as for the form it is shorthand for.
     ///
     /// It exists for this one form, and fits cases without associated values:
-    /// - **Every other form** (``observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``, an owner, an actor,
-    ///   an `async` handler) takes the same condition as `where:`:
+    /// - **Every other form** (``observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``, an owner, an
+    ///   actor, an `async` handler) takes the same condition as `where:`:
     ///   `PaymentDidFinish.observeOnMainActor(where: .equals(.accepted)) { … }`. Written on a case
     ///   (`.accepted.observeOnMainActor`), they do not compile: the compiler says a static member cannot be used on
     ///   an instance.

@@ -9,8 +9,8 @@ extension Notifiable where Payload == Self {
     /// - Typed observers that run on the posting thread (the default) run synchronously, in registration order,
     ///   before `post` returns.
     /// - Observers on a queue, or with an `async` handler, have the post queued; `post` never waits for them.
-    /// - Observers isolated to an actor (``observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)`` for the main
-    ///   actor) run during the post when it is made on that actor, and are queued otherwise.
+    /// - Observers isolated to an actor (``observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)`` for
+    ///   the main actor) run during the post when it is made on that actor, and are queued otherwise.
     /// - Plain `NotificationCenter` observers of ``notificationName`` see the post too, with `sender` as `object` and
     ///   ``userInfo(for:)`` as `userInfo`.
     ///

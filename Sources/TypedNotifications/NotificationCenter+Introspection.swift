@@ -89,10 +89,10 @@ extension NotificationCenter {
         return ObserverRegistry.shared.observations(in: self)
     }
 
-    /// As ``Notifiable/observe(from:in:delivery:where:coalescing:file:line:_:)-(_,_,_,_,_,_,_,(Payload)->Void)`` (on the posting
-    /// thread), listed in ``typedObservations`` as a publisher's; for the Combine publisher, which is built on public
-    /// API so that the same source also compiles outside the library. Behind `@_spi(Publisher)`: not part of the
-    /// supported API.
+    /// As ``Notifiable/observe(from:in:delivery:where:coalescing:file:line:_:)-(_,_,_,_,_,_,_,(Payload)->Void)`` (on
+    /// the posting thread), listed in ``typedObservations`` as a publisher's; for the Combine publisher, which is built
+    /// on public API so that the same source also compiles outside the library. Behind `@_spi(Publisher)`: not part of
+    /// the supported API.
     ///
     /// ```swift
     /// @_spi(Publisher) import TypedNotifications

@@ -10,8 +10,8 @@ public import Foundation
 ///   drops what is still queued for it.
 ///
 /// For a handler isolated to the main actor, use
-/// ``Notifiable/observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``: `.async(on: .main)` does not compile, and
-/// says so.
+/// ``Notifiable/observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``: `.async(on: .main)` does not
+/// compile, and says so.
 ///
 /// ```swift
 /// struct CounterDidChange: Notifiable { let count: Int }
@@ -69,8 +69,8 @@ extension OperationQueue: NotificationDelivery.Queue {}
 
 extension NotificationDelivery.Queue where Self == DispatchQueue {
     /// Not available: a handler on the main queue is not isolated to the main actor, so it could not touch your
-    /// `@MainActor` state. Use ``Notifiable/observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``, or write
-    /// `DispatchQueue.main` for a plain handler on the main queue.
+    /// `@MainActor` state. Use ``Notifiable/observeOnMainActor(from:in:where:coalescing:file:line:isolation:_:)``, or
+    /// write `DispatchQueue.main` for a plain handler on the main queue.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }

@@ -19,8 +19,8 @@ public import Foundation
 /// }   // deinit releases the tokens, which ends both observations
 /// ```
 ///
-/// Owner-bound observations (``Notifiable/observe(for:from:in:delivery:where:coalescing:file:line:_:)``) return no token but an
-/// ``OwnerBoundObservation``: they last as long as their owner, and nothing needs to keep them.
+/// Owner-bound observations (``Notifiable/observe(for:from:in:delivery:where:coalescing:file:line:_:)``) return no
+/// token but an ``OwnerBoundObservation``: they last as long as their owner, and nothing needs to keep them.
 ///
 /// ## Guarantees
 /// - ``cancel()`` is final: once it returns, on any thread, no call of the handler starts, on any target (the posting
@@ -38,8 +38,8 @@ public import Foundation
 ///   returns, that call may still be in progress. So cancelling in `deinit` does not make an `unowned self` capture
 ///   safe: a post on another thread can be inside the handler, using the object being deinitialised. Capture
 ///   `[weak self]` instead, or observe with the owner-bound
-///   ``Notifiable/observe(for:from:in:delivery:where:coalescing:file:line:_:)``, which hands the handler its owner and keeps it
-///   alive while the handler runs.
+///   ``Notifiable/observe(for:from:in:delivery:where:coalescing:file:line:_:)``, which hands the handler its owner and
+///   keeps it alive while the handler runs.
 ///
 /// Tokens compare by identity. They are `Sendable`: cancel or release them from any thread.
 public final class NotificationToken: Hashable, Sendable {

@@ -6,8 +6,9 @@ import TypedNotificationsTestSupport
 
 // `LatestValue`: the latest payload of a `LatestValueNotifiable` type as an `@Observable` model. It starts with the
 // kept latest payload, changes on the main actor, tells Observation (and so SwiftUI) when it does, ends its observation
-// when released and never keeps its center alive. How the package keeps the latest payload is in `LatestValueNotifiableTests`.
-// Each test is `@available` as `LatestValue` is: Swift Testing takes the attribute on a test, not on a suite.
+// when released and never keeps its center alive. How the package keeps the latest payload is in
+// `LatestValueNotifiableTests`. Each test is `@available` as `LatestValue` is: Swift Testing takes the attribute on a
+// test, not on a suite.
 
 struct BadgeCount: LatestValueNotifiable, Equatable {
     let count: Int

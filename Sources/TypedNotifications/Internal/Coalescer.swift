@@ -22,9 +22,9 @@ enum Coalescer {
     /// One burst. Its sender is held strongly until delivered (at most its window), and a poster's burst holds its
     /// center (in ``end``), so no other object can take the key's addresses meanwhile; an observer's burst holds its
     /// observation weakly, and its key's number is never reused. The actor it ends on is held weakly, and strongly
-    /// only while it is delivered. `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the sender need not be (handlers
-    /// get it as a post's sender); both are touched only under the lock of ``slots``, or by the burst's end once taken
-    /// out.
+    /// only while it is delivered. `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the sender need
+    /// not be (handlers get it as a post's sender); both are touched only under the lock of ``slots``, or by the
+    /// burst's end once taken out.
     final class Burst: @unchecked Sendable {
         var sender: AnyObject?
         /// The latest payload, or with a merge, every payload in post order.

@@ -104,8 +104,8 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
     // MARK: - An `async` handler's task
 
     /// Starts the task that calls the handler with each entry, one call at a time, once `admission` (the checks made
-    /// before a queued handler starts) returns the owner to hand it; see ``ConsumerQueueAppend/startsDrain``. A detached task, so
-    /// that it carries none of the posters' task-locals or priority.
+    /// before a queued handler starts) returns the owner to hand it; see ``ConsumerQueueAppend/startsDrain``. A
+    /// detached task, so that it carries none of the posters' task-locals or priority.
     func drain(admitting admission: @escaping @Sendable (Element) -> AnyObject??) {
         guard let handler else { return }
         Task.detached {

@@ -13,10 +13,10 @@ public import Foundation
 /// skips the first match, once. A bridge registered by the posting thread during the post is never called for it
 /// (assumed, as Swift's Foundation does; see the Guarantees article), so what it gets is a re-post, delivered; one
 /// registered by another thread meanwhile may or may not be called for it, and skips it like any other. A relay with
-/// another sender, center or dictionary (a transformer copies it to change it) is a new post, delivered; a verbatim re-post (same
-/// sender and dictionary) cannot be told apart, and is delivered once, instead of or after the original. The record
-/// names type and center, not a channel, so a channel replaced during the post skips it too. Exact where observers get
-/// the posted dictionary itself (Swift's Foundation; Apple's bridging adopts its native storage).
+/// another sender, center or dictionary (a transformer copies it to change it) is a new post, delivered; a verbatim
+/// re-post (same sender and dictionary) cannot be told apart, and is delivered once, instead of or after the original.
+/// The record names type and center, not a channel, so a channel replaced during the post skips it too. Exact where
+/// observers get the posted dictionary itself (Swift's Foundation; Apple's bridging adopts its native storage).
 ///
 /// Where Foundation hands over a copy (as the build simulating Apple platforms does), storage proves nothing: once
 /// ``PlatformBridging/foundationCopiesUserInfo`` says so, an observed typed post's `userInfo` carries a number unique

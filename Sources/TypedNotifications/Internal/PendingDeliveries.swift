@@ -15,8 +15,8 @@ final class PendingDeliveries: Sendable {
     /// Those of the posts a coalesced burst joined, held until the burst's own deliveries let go.
     private let joined: [PendingDeliveries]
     /// The task awaiting the posts. Inside an `async` handler it is that handler's task, whose queue runs only after
-    /// the handler returns: deliveries queued there are not waited for (``attached(excludingDrainOf:)``). If the task has
-    /// ended (its wait was cancelled), a new task at its address can only drop deliveries from a wait already over.
+    /// the handler returns: deliveries queued there are not waited for (``attached(excludingDrainOf:)``). If the task
+    /// has ended (its wait was cancelled), a new task at its address can only drop deliveries from a wait already over.
     private let awaitingTask: TaskIdentity?
     /// The actor `awaitDelivery` was called on, whose executor runs its closure: a post that its task makes there is
     /// made on that actor, though the compiler passes it no isolation (a closure that does not capture the actor is

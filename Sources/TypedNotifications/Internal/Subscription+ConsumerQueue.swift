@@ -16,7 +16,8 @@ extension Subscription {
         }
     }
 
-    /// Starts the task that calls an `async` handler with what its queue holds, after the checks a queued handler makes.
+    /// Starts the task that calls an `async` handler with what its queue holds, after the checks a queued handler
+    /// makes.
     func startTask(of queue: ConsumerQueue<Payload>) {
         queue.drain { [self] payload in admissionOnTarget(of: payload) }
     }

@@ -1,8 +1,9 @@
 import Foundation
 
 /// How a typed observer takes a payload, in the shape its observing form took it: a handler called with the payload
-/// alone, or with the sender and the owner too, loaded once for the delivery (``Subscription/admission(of:stillActive:)``);
-/// or a queue of its own, emptied by one task (an `async` handler's or a sequence's, see ``ConsumerQueue``).
+/// alone, or with the sender and the owner too, loaded once for the delivery
+/// (``Subscription/admission(of:stillActive:)``); or a queue of its own, emptied by one task (an `async` handler's or a
+/// sequence's, see ``ConsumerQueue``).
 @usableFromInline
 enum Handler<Payload: Sendable>: Sendable {
     case payload(@Sendable (Payload) -> Void)
