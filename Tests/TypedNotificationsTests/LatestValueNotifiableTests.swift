@@ -357,8 +357,7 @@ extension LatestValueNotifiableTests {
         }
         slot.set(token)
         LatestCount(count: 2).post(in: center)  // queued behind the replay
-        release.signal()
-        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        await releaseAndDrain(queue, release)
         #expect(received.values == [1])
         slot.set(nil)
     }
@@ -373,8 +372,7 @@ extension LatestValueNotifiableTests {
             received.append(unread.count)
         }
         owner = nil
-        release.signal()
-        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        await releaseAndDrain(queue, release)
         #expect(received.values.isEmpty)
         #expect(center.typedObservations.isEmpty)
     }
@@ -443,8 +441,7 @@ extension LatestValueNotifiableTests {
             LatestLockCheckedPayload.post(LockCheckedPayload(1, locks), in: center)
             token = LatestLockCheckedPayload.observe(in: center, delivery: .async(on: queue)) { received.append($0.id) }
         }
-        release.signal()
-        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        await releaseAndDrain(queue, release)
         #expect(received.values.isEmpty)
         #expect(locks.values == [0])
         token = nil
@@ -464,8 +461,7 @@ extension LatestValueNotifiableTests {
         let token = LatestLockCheckedPayload.observe(in: center, delivery: .async(on: queue)) { _ in }
         LatestLockCheckedPayload.clearLatest(in: center)  // 3 is now held only by the queued entry
         token.cancel()
-        release.signal()
-        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        await releaseAndDrain(queue, release)
         // A sequence that buffered the latest and is dropped.
         LatestLockCheckedPayload.post(LockCheckedPayload(4, locks), in: center)
         do { _ = LatestLockCheckedPayload.notifications(in: center, bufferingPolicy: .bufferingNewest(1)) }

@@ -75,6 +75,12 @@ func busyQueue() -> (queue: DispatchQueue, release: DispatchSemaphore) {
     return (queue, release)
 }
 
+/// Lets a queue held by ``busyQueue()`` go on, and returns once everything queued on it before has run.
+func releaseAndDrain(_ queue: DispatchQueue, _ release: DispatchSemaphore) async {
+    release.signal()
+    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+}
+
 /// An async gate: `wait()` suspends until `open()`.
 actor Gate {
     private var isOpen = false
