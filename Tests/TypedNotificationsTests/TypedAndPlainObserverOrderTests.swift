@@ -4,8 +4,9 @@ import TypedNotificationsTestSupport
 
 @testable import TypedNotifications
 
-/// Typed posts and plain observers on the same name: who runs first, and what a plain observer that posts or observes
-/// from inside a typed post causes.
+/// Typed posts and plain observers on the same name: who runs first, and what a plain observer that posts, relays or
+/// observes from inside a typed post causes. What each side sees of the other's posts is in
+/// `PlainNotificationCenterInteropTests`.
 ///
 /// Each case runs with the plain observer registered before and after the typed one. Foundation calls observers in
 /// an order of its own (registration order on Apple platforms in practice, hash order on Linux), and on Apple
@@ -148,84 +149,7 @@ import TypedNotificationsTestSupport
         lateToken.set(nil)
     }
 
-    // MARK: - Custom userInfo
-
-    /// Plain observers read `legacyCount`; the decoder reads a key that typed posts never write, so typed observers
-    /// can only be reached directly.
-    enum OneWayLegacy: Notifiable {
-        typealias Payload = Int
-        static func userInfo(for payload: Int) -> [AnyHashable: Any]? { ["legacyCount": payload] }
-        static func payload(from notification: Notification) throws -> Int {
-            guard let count = notification.userInfo?["otherCount"] as? Int else {
-                throw NotificationDecodingError.missingValue(key: "otherCount")
-            }
-            return count
-        }
-    }
-
-    /// A legacy layout of plain values: `userInfo` is `["legacyCount": Int]`, and plain posts decode from it.
-    enum LegacyCount: Notifiable {
-        typealias Payload = Int
-        static func userInfo(for payload: Int) -> [AnyHashable: Any]? { ["legacyCount": payload] }
-        static func payload(from notification: Notification) throws -> Int {
-            guard let count = notification.userInfo?["legacyCount"] as? Int else {
-                throw NotificationDecodingError.missingValue(key: "legacyCount")
-            }
-            return count
-        }
-    }
-
-    @Test func typeWhoseDecoderCannotReadItsOwnUserInfoStillReachesItsTypedObservers() {
-        let center = NotificationCenter()
-        let typed = Recorded<Int>()
-        let plain = Recorded<Int>()
-        let token = OneWayLegacy.observe(in: center) { typed.append($0) }
-        let observer = center.addObserver(forName: OneWayLegacy.notificationName, object: nil, queue: nil) { note in
-            plain.append(note.userInfo?["legacyCount"] as? Int ?? -1)
-        }
-        defer { center.removeObserver(observer) }
-        OneWayLegacy.post(7, in: center)
-        #expect(typed.values == [7])
-        #expect(plain.values == [7])
-        withExtendedLifetime(token) {}
-    }
-
-    // MARK: - The post mark
-
-    /// Plain observers read what ``Notifiable/userInfo(for:)`` wrote, whether typed observers exist or not: a
-    /// plain-values layout stays valid JSON. Where Foundation copies `userInfo` (the simulated-Apple build), a post
-    /// that has typed observers carries one more entry, a number under `Notification.typedPostKey`, which keeps it
-    /// valid JSON.
-    @Test func plainObserversReadTheUserInfoThatUserInfoForWrote() throws {
-        let center = NotificationCenter()
-        let seen = Recorded<[String: Int]>()
-        let observer = center.addObserver(forName: LegacyCount.notificationName, object: nil, queue: nil) { note in
-            let userInfo = note.userInfo ?? [:]
-            #expect(JSONSerialization.isValidJSONObject(userInfo))
-            var values: [String: Int] = [:]
-            for (key, value) in userInfo {
-                if let key = key.base as? String, let value = value as? Int { values[key] = value }
-            }
-            seen.append(values)
-        }
-        defer { center.removeObserver(observer) }
-        LegacyCount.post(1, in: center)
-        let token = LegacyCount.observe(in: center) { _ in }
-        LegacyCount.post(2, in: center)
-        token.cancel()
-        LegacyCount.post(3, in: center)
-        let values = seen.values
-        try #require(values.count == 3)
-        for (index, userInfo) in values.enumerated() {
-            #expect(userInfo["legacyCount"] == index + 1)
-            let extra = userInfo.keys.filter { $0 != "legacyCount" }
-            if PlatformBridging.foundationCopiesUserInfo && index == 1 {
-                #expect(extra == [Notification.typedPostKey])
-            } else {
-                #expect(extra.isEmpty, "plain observers read exactly what userInfo(for:) wrote")
-            }
-        }
-    }
+    // MARK: - Re-posts of a payload-less type
 
     /// A post with no `userInfo` carries no mark; a plain post with no `userInfo` and the same sender, made from inside
     /// it, cannot be told apart from it and is delivered once in its place, while one from another sender is new.
@@ -251,11 +175,6 @@ import TypedNotificationsTestSupport
         #expect(typed.count == 3)
         #expect(userInfoSeen.values.allSatisfy { $0 })
         withExtendedLifetime(token) {}
-    }
-
-    @Test func thePayloadKeysAreNamespaced() {
-        #expect(Notification.typedPayloadKey == "tn.payload")
-        #expect(Notification.typedPostKey == "tn.post")
     }
 }
 

@@ -7,7 +7,7 @@ import TypedNotificationsTestSupport
 /// Typed and plain posts under one name reach each typed observer exactly once, including posts that a plain
 /// observer makes from inside the delivery of a typed one, which the package's Foundation bridge must tell apart
 /// from the typed post it has already delivered directly.
-@Suite struct InteropExactlyOnceTests {
+@Suite struct PlainNotificationCenterExactlyOnceTests {
     // MARK: - Re-posting from a plain observer
 
     /// How the plain observer re-posts what it sees.

@@ -1,10 +1,13 @@
 import Foundation
 import Testing
-import TypedNotifications
 import TypedNotificationsTestSupport
 
-/// Typed and plain `NotificationCenter` code working on the same names.
-@Suite struct InteropTests {
+@testable import TypedNotifications
+
+/// Typed and plain `NotificationCenter` code working on the same names: what plain observers see of typed posts, and
+/// typed observers of plain posts. Who runs first, and re-posts from plain observers, are in
+/// `TypedAndPlainObserverOrderTests`.
+@Suite struct PlainNotificationCenterInteropTests {
     // MARK: - Typed posts seen by plain observers
 
     @Test func plainObserverSeesTypedPostsWithSenderAndPayload() throws {
@@ -191,7 +194,7 @@ import TypedNotificationsTestSupport
     }
 }
 
-extension InteropTests {
+extension PlainNotificationCenterInteropTests {
     enum Ping: Notifiable {
         typealias Payload = Void
     }
@@ -333,7 +336,7 @@ extension InteropTests {
     }
 }
 
-extension InteropTests {
+extension PlainNotificationCenterInteropTests {
     /// Typed and plain posts of the name from several threads: every one reaches each async observer (plain, and
     /// owner-bound) exactly once, each source in order; plain observers see every post once too.
     @Test func plainAndTypedPostsReachAsyncObserversExactlyOnce() async {
@@ -422,5 +425,89 @@ extension InteropTests {
         #expect(seen.values.sorted() == [1, 2, 3, 4, 5], "\(seen.values)")
         center.removeObserver(plain)
         withExtendedLifetime((token, immediate)) {}
+    }
+}
+
+extension PlainNotificationCenterInteropTests {
+    // MARK: - The userInfo a type writes
+
+    /// Plain observers read `legacyCount`; the decoder reads a key that typed posts never write, so typed observers
+    /// can only be reached directly.
+    enum OneWayLegacy: Notifiable {
+        typealias Payload = Int
+        static func userInfo(for payload: Int) -> [AnyHashable: Any]? { ["legacyCount": payload] }
+        static func payload(from notification: Notification) throws -> Int {
+            guard let count = notification.userInfo?["otherCount"] as? Int else {
+                throw NotificationDecodingError.missingValue(key: "otherCount")
+            }
+            return count
+        }
+    }
+
+    /// A legacy layout of plain values: `userInfo` is `["legacyCount": Int]`, and plain posts decode from it.
+    enum LegacyCount: Notifiable {
+        typealias Payload = Int
+        static func userInfo(for payload: Int) -> [AnyHashable: Any]? { ["legacyCount": payload] }
+        static func payload(from notification: Notification) throws -> Int {
+            guard let count = notification.userInfo?["legacyCount"] as? Int else {
+                throw NotificationDecodingError.missingValue(key: "legacyCount")
+            }
+            return count
+        }
+    }
+
+    @Test func typeWhoseDecoderCannotReadItsOwnUserInfoStillReachesItsTypedObservers() {
+        let center = NotificationCenter()
+        let typed = Recorded<Int>()
+        let plain = Recorded<Int>()
+        let token = OneWayLegacy.observe(in: center) { typed.append($0) }
+        let observer = center.addObserver(forName: OneWayLegacy.notificationName, object: nil, queue: nil) { note in
+            plain.append(note.userInfo?["legacyCount"] as? Int ?? -1)
+        }
+        defer { center.removeObserver(observer) }
+        OneWayLegacy.post(7, in: center)
+        #expect(typed.values == [7])
+        #expect(plain.values == [7])
+        withExtendedLifetime(token) {}
+    }
+
+    /// Plain observers read what ``Notifiable/userInfo(for:)`` wrote, whether typed observers exist or not: a
+    /// plain-values layout stays valid JSON. Where Foundation copies `userInfo` (the simulated-Apple build), a post
+    /// that has typed observers carries one more entry, a number under `Notification.typedPostKey`, which keeps it
+    /// valid JSON.
+    @Test func plainObserversReadTheUserInfoThatUserInfoForWrote() throws {
+        let center = NotificationCenter()
+        let seen = Recorded<[String: Int]>()
+        let observer = center.addObserver(forName: LegacyCount.notificationName, object: nil, queue: nil) { note in
+            let userInfo = note.userInfo ?? [:]
+            #expect(JSONSerialization.isValidJSONObject(userInfo))
+            var values: [String: Int] = [:]
+            for (key, value) in userInfo {
+                if let key = key.base as? String, let value = value as? Int { values[key] = value }
+            }
+            seen.append(values)
+        }
+        defer { center.removeObserver(observer) }
+        LegacyCount.post(1, in: center)
+        let token = LegacyCount.observe(in: center) { _ in }
+        LegacyCount.post(2, in: center)
+        token.cancel()
+        LegacyCount.post(3, in: center)
+        let values = seen.values
+        try #require(values.count == 3)
+        for (index, userInfo) in values.enumerated() {
+            #expect(userInfo["legacyCount"] == index + 1)
+            let extra = userInfo.keys.filter { $0 != "legacyCount" }
+            if PlatformBridging.foundationCopiesUserInfo && index == 1 {
+                #expect(extra == [Notification.typedPostKey])
+            } else {
+                #expect(extra.isEmpty, "plain observers read exactly what userInfo(for:) wrote")
+            }
+        }
+    }
+
+    @Test func thePayloadKeysAreNamespaced() {
+        #expect(Notification.typedPayloadKey == "tn.payload")
+        #expect(Notification.typedPostKey == "tn.post")
     }
 }
