@@ -1,12 +1,13 @@
 import Foundation
 
-/// The coalesced bursts in progress (``NotificationCoalescing``): a poster's, one per type, center and sender (unless
-/// spanning senders), delivered by posting the burst; an observer's (its `coalescing:` option), one per observation
-/// and sender, delivered to that observation alone. A post joins its key's burst, or starts one and schedules its end.
-/// A key's bursts are delivered one after another: while one is delivered, posts gather in the next, whose end is
-/// scheduled only once that delivery is done, so no observer gets an older burst after a newer one. Only bookkeeping
-/// runs under the lock: posting, merging (user code) and releasing replaced payloads happen outside it.
-enum Coalescer {
+/// Coalesced bursts in progress (``NotificationCoalescing``), in one table: the posters' (``posters``, one burst per
+/// type, center and sender, unless spanning senders), delivered by posting the burst; or one observation's (its
+/// `coalescing:` option, one burst per sender), made with it and delivered to it alone, and closed when it ends, which
+/// drops its bursts. A post joins its key's burst, or starts one and schedules its end. A key's bursts are delivered
+/// one after another: while one is delivered, posts gather in the next, whose end is scheduled only once that delivery
+/// is done, so no observer gets an older burst after a newer one. Only bookkeeping runs under the lock: posting,
+/// merging (user code) and releasing replaced payloads happen outside it.
+final class Coalescer: Sendable {
     struct Key: Hashable {
         let subject: ObjectIdentifier
         let center: ObjectIdentifier
@@ -14,17 +15,14 @@ enum Coalescer {
         let spansSenders: Bool
         /// `nil` for a burst that spans senders, and for posts without a sender.
         let sender: ObjectIdentifier?
-        /// The observation that coalesces what it receives, by a number never reused (so that a burst outliving its
-        /// observation is never joined by another); 0 for a poster's burst.
-        let observer: UInt64
     }
 
     /// One burst. Its sender is held strongly until delivered (at most its window), and a poster's burst holds its
     /// center (in ``end``), so no other object can take the key's addresses meanwhile; an observer's burst holds its
-    /// observation weakly, and its key's number is never reused. The actor it ends on is held weakly, and strongly
-    /// only while it is delivered. `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the sender need
-    /// not be (handlers get it as a post's sender); both are touched only under the lock of ``slots``, or by the
-    /// burst's end once taken out.
+    /// observation weakly, in a table that is the observation's alone. The actor it ends on is held weakly, and
+    /// strongly only while it is delivered. `@unchecked Sendable`: the payloads are `Sendable`, held as `Any`; the
+    /// sender need not be (handlers get it as a post's sender); both are touched only under the table's lock, or by
+    /// the burst's end once taken out.
     final class Burst: @unchecked Sendable {
         var sender: AnyObject?
         /// The latest payload, or with a merge, every payload in post order.
@@ -43,9 +41,9 @@ enum Coalescer {
         /// in uptime nanoseconds; `nil` for a burst that ends `delay` after its first post. Under the lock.
         var latestPost: UInt64?
         /// Ends the burst: takes its payloads and delivers them (generic over the type, which the slot does not know).
-        /// `nil` once an observation that ended dropped the burst (``Coalescer/discardBursts(of:)``), so that nothing
-        /// it captures (a merge, the observation) outlives that. Under the lock.
-        var end: (@Sendable (Burst, isolated (any Actor)?) -> Void)?
+        /// `nil` once an observation that ended dropped the burst (``Coalescer/close()``), so that nothing it captures
+        /// (a merge, the observation) outlives that. Under the lock.
+        var end: (@Sendable (Coalescer, Burst, isolated (any Actor)?) -> Void)?
         /// The task that sleeps until the burst's end, cancelled when the burst is dropped. Under the lock.
         var timer: Task<Void, Never>?
 
@@ -56,7 +54,7 @@ enum Coalescer {
             context: WeakActor?,
             delay: TimeInterval,
             restartsOnPost: Bool,
-            end: @escaping @Sendable (Burst, isolated (any Actor)?) -> Void
+            end: @escaping @Sendable (Coalescer, Burst, isolated (any Actor)?) -> Void
         ) {
             self.sender = sender
             payloads = [payload]
@@ -96,15 +94,13 @@ enum Coalescer {
         var isDelivering = false
     }
 
-    private static let slots = Locked<[Key: Slot]>([:])
-    /// The last key given to an observation that coalesces (``Key/observer``).
-    private static let lastObserverKey = AtomicWord.make()
+    /// The table's bursts by key; `nil` once closed (its observation ended: it takes no more posts).
+    private let slots = Locked<[Key: Slot]?>([:])
 
-    static func newObserverKey() -> UInt64 {
-        lastObserverKey.add(1)
-    }
+    /// The posters' table, for the process.
+    static let posters = Coalescer()
 
-    /// Adds a coalesced post to its key's burst, or starts one; the burst's end posts it on `center`.
+    /// Adds a coalesced post to its key's burst in ``posters``, or starts one; the burst's end posts it on `center`.
     static func post<Event: Notifiable>(
         _ payload: Event.Payload,
         as subject: Event.Type,
@@ -115,9 +111,8 @@ enum Coalescer {
     ) {
         // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
         let context = endContext(of: PendingDeliveries.isolation(of: isolation))
-        gather(
-            payload, of: subject, from: sender, in: ObjectIdentifier(center), observer: 0, coalescing: coalescing,
-            context: context
+        posters.gather(
+            payload, of: subject, from: sender, in: ObjectIdentifier(center), coalescing: coalescing, context: context
         ) {
             payload, sender, context in
             center.deliver(payload, as: subject, from: sender, isolation: context)
@@ -125,13 +120,12 @@ enum Coalescer {
     }
 
     /// Adds `payload` to its key's burst, or starts one and schedules its end (unless the key's last is delivering),
-    /// which calls `deliver` with the burst's payload and sender on `context`.
-    static func gather<Event: Notifiable>(
+    /// which calls `deliver` with the burst's payload and sender on `context`. A closed table drops it.
+    func gather<Event: Notifiable>(
         _ payload: Event.Payload,
         of subject: Event.Type,
         from sender: AnyObject?,
         in center: ObjectIdentifier,
-        observer: UInt64,
         coalescing: NotificationCoalescing<Event.Payload>,
         context: (any Actor)?,
         deliver: @escaping @Sendable (Event.Payload, AnyObject?, isolated (any Actor)?) -> Void
@@ -140,8 +134,7 @@ enum Coalescer {
             subject: ObjectIdentifier(subject),
             center: center,
             spansSenders: coalescing.spansSenders,
-            sender: coalescing.spansSenders ? nil : sender.map(ObjectIdentifier.init),
-            observer: observer
+            sender: coalescing.spansSenders ? nil : sender.map(ObjectIdentifier.init)
         )
         let (delay, restartsOnPost): (TimeInterval, Bool) =
             switch coalescing.end {
@@ -153,7 +146,9 @@ enum Coalescer {
         let context = context.map(WeakActor.init)
         let pending = PendingDeliveries.current
         let (scheduled, replaced): (Burst?, (payloads: [Any], sender: AnyObject?)?) = slots.withLock { slots in
-            if let burst = slots[key]?.gathering {
+            // Its observation has ended: the post is dropped, released with what a burst would replace.
+            guard slots != nil else { return (nil, ([payload], sender)) }
+            if let burst = slots?[key]?.gathering {
                 // Once per wait: the posts of one `awaitDelivery` that join a burst hold it once.
                 if let pending, !burst.pending.contains(where: { $0 === pending }) { burst.pending.append(pending) }
                 return (nil, burst.add(payload, from: sender))
@@ -165,31 +160,31 @@ enum Coalescer {
                 context: context,
                 delay: delay,
                 restartsOnPost: restartsOnPost,
-                end: { burst, context in
-                    Self.deliver(burst, key: key, as: subject, merge: merge, on: context, through: deliver)
+                end: { coalescer, burst, context in
+                    coalescer.deliver(burst, key: key, as: subject, merge: merge, on: context, through: deliver)
                 }
             )
             if let pending { burst.pending.append(pending) }
-            slots[key, default: Slot()].gathering = burst
-            return (slots[key]!.isDelivering ? nil : burst, nil)
+            slots?[key, default: Slot()].gathering = burst
+            return (slots?[key]?.isDelivering == true ? nil : burst, nil)
         }
         withExtendedLifetime(replaced) {}  // released here, outside the lock: it may hold the last reference
         if let scheduled { schedule(scheduled) }
     }
 
-    /// Drops the bursts an observation that ended was gathering, so that their payloads go now, not at their end.
-    static func discardBursts(of observer: UInt64) {
+    /// Closes an observation's table as the observation ends: the bursts it was gathering are dropped, so that their
+    /// payloads go now, not at their end, and later posts are dropped as they come (a post racing the end finds the
+    /// table closed, or has made its burst before, which this drops).
+    func close() {
         typealias Dropped = (Burst, [Any], AnyObject?, [PendingDeliveries], Any?, Task<Void, Never>?)
         let dropped: [Dropped] = slots.withLock { slots in
-            var dropped: [Dropped] = []
-            for (key, slot) in slots where key.observer == observer {
-                guard let burst = slot.gathering else { continue }
-                // Emptied, so that what it holds goes now; its timer, cancelled, ends without delivering.
-                dropped.append((burst, burst.payloads, burst.sender, burst.pending, burst.end, burst.timer))
+            defer { slots = nil }
+            // Emptied, so that what they hold goes now; their timers, cancelled, end without delivering.
+            return (slots ?? [:]).values.compactMap(\.gathering).map { burst in
+                let held: Dropped = (burst, burst.payloads, burst.sender, burst.pending, burst.end, burst.timer)
                 (burst.payloads, burst.sender, burst.pending, burst.end, burst.timer) = ([], nil, [], nil, nil)
-                if slot.isDelivering { slots[key]?.gathering = nil } else { slots[key] = nil }
+                return held
             }
-            return dropped
         }
         for (_, _, _, _, _, timer) in dropped { timer?.cancel() }
         withExtendedLifetime(dropped) {}  // released here, outside the lock
@@ -205,18 +200,18 @@ enum Coalescer {
     /// Schedules the end of `burst`: its delay on a timer, then a job on its context. Detached, so that the burst's
     /// delivery carries none of the task-locals or the priority of the post that began it.
     /// A burst that ends after a pause sleeps again for what is left of the pause since its latest post.
-    private static func schedule(_ burst: Burst) {
+    private func schedule(_ burst: Burst) {
         let timer = Task.detached {
             var wait = burst.delay
             while wait > 0 {
                 try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
                 // Dropped (its timer cancelled): nothing to deliver.
-                guard let remaining = slots.withLock({ _ in burst.end == nil ? nil : burst.remainingPause }) else {
+                guard let remaining = self.slots.withLock({ _ in burst.end == nil ? nil : burst.remainingPause }) else {
                     return
                 }
                 wait = remaining
             }
-            await end(burst, on: burst.context?.actor)
+            await self.end(burst, on: burst.context?.actor)
         }
         let dropped = slots.withLock { _ in
             if burst.end == nil { return true }
@@ -226,14 +221,14 @@ enum Coalescer {
         if dropped { timer.cancel() }
     }
 
-    private static func end(_ burst: Burst, on context: isolated (any Actor)?) {
+    private func end(_ burst: Burst, on context: isolated (any Actor)?) {
         guard let end = slots.withLock({ _ in burst.end }) else { return }
-        NotificationDiagnostics.reporting(to: burst.scope) { end(burst, context) }
+        NotificationDiagnostics.reporting(to: burst.scope) { end(self, burst, context) }
     }
 
     /// Ends `burst`: delivers its payloads (merged if asked) on `context`, then schedules the key's next burst, if
-    /// any. A burst that an ended observation dropped (``discardBursts(of:)``) delivers nothing.
-    private static func deliver<Event: Notifiable>(
+    /// any. A burst that an ended observation dropped (``close()``) delivers nothing.
+    private func deliver<Event: Notifiable>(
         _ burst: Burst,
         key: Key,
         as subject: Event.Type,
@@ -242,9 +237,9 @@ enum Coalescer {
         through send: @Sendable (Event.Payload, AnyObject?, isolated (any Actor)?) -> Void
     ) {
         let taken: ([Any], AnyObject?, [PendingDeliveries])? = slots.withLock { slots in
-            guard slots[key]?.gathering === burst else { return nil }
-            slots[key]?.gathering = nil
-            slots[key]?.isDelivering = true
+            guard slots?[key]?.gathering === burst else { return nil }
+            slots?[key]?.gathering = nil
+            slots?[key]?.isDelivering = true
             defer { (burst.payloads, burst.sender, burst.pending, burst.timer) = ([], nil, [], nil) }
             return (burst.payloads, burst.sender, burst.pending)
         }
@@ -265,11 +260,11 @@ enum Coalescer {
             }
         }
         let next: Burst? = slots.withLock { slots in
-            guard let next = slots[key]?.gathering else {
-                slots[key] = nil
+            guard let next = slots?[key]?.gathering else {
+                slots?[key] = nil
                 return nil
             }
-            slots[key]?.isDelivering = false
+            slots?[key]?.isDelivering = false
             return next
         }
         if let next { schedule(next) }

@@ -1,7 +1,7 @@
 import Foundation
 
-// An observer's own coalescing (its `coalescing:` option): what it receives gathers in bursts of its own
-// (``Coalescer``), delivered on its target, which is its own (see `ObserverRegistry.add(sharesTarget:)`).
+// An observer's own coalescing (its `coalescing:` option): what it receives gathers in bursts of its own, in a table
+// of its own (a `Coalescer`), delivered on its target, which is its own (see `ObserverRegistry.add(sharesTarget:)`).
 
 extension Subscription {
     /// Adds a post to this observation's own burst (``Rest/coalescing``); the burst ends on the observer's actor (the
@@ -12,7 +12,7 @@ extension Subscription {
         from postSender: AnyObject?,
         isolation: (any Actor)?,
         coalescing: NotificationCoalescing<Payload>,
-        key: UInt64
+        into bursts: Coalescer
     ) {
         let context: (any Actor)? =
             switch target?.executor {
@@ -20,15 +20,11 @@ extension Subscription {
             case .actor(let actor): actor.actor
             default: Coalescer.endContext(of: PendingDeliveries.isolation(of: isolation))
             }
-        Coalescer.gather(
-            payload, of: Event.self, from: postSender, in: channel.centerID, observer: key, coalescing: coalescing,
-            context: context
+        bursts.gather(
+            payload, of: Event.self, from: postSender, in: channel.centerID, coalescing: coalescing, context: context
         ) { [weak self] payload, sender, context in
             self?.deliverBurst(payload, from: sender, on: context)
         }
-        // Ended meanwhile, its bursts dropped before this post made one: dropped again. The observation is marked
-        // ended before its bursts are dropped, so one of the two finds this burst.
-        if ObserverRegistry.shared.isCancelled(self) { Coalescer.discardBursts(of: key) }
     }
 
     /// Delivers a burst's payload to this observation as a post made on `context` would be, without coalescing: queued

@@ -50,11 +50,11 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         @usableFromInline
         let onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)?
         /// The observer's own coalescing (its `coalescing:` option): posts gather in a burst of this observation's
-        /// (``Coalescer``), whose end delivers one payload (``Subscription/deliverBurst(_:from:on:)``).
+        /// (in ``bursts``), whose end delivers one payload (``Subscription/deliverBurst(_:from:on:)``).
         @usableFromInline
         let coalescing: NotificationCoalescing<Event.Payload>?
-        /// This observation's key among the coalescer's bursts, a number never reused; 0 without coalescing.
-        let burstKey: UInt64
+        /// This observation's own table of bursts, closed when it ends; `nil` without coalescing.
+        let bursts: Coalescer?
 
         @usableFromInline
         init(
@@ -69,7 +69,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             self.condition = condition
             self.onDecodingFailure = onDecodingFailure
             self.coalescing = coalescing
-            burstKey = coalescing == nil ? 0 : Coalescer.newObserverKey()
+            bursts = coalescing == nil ? nil : Coalescer()
         }
     }
 
@@ -131,7 +131,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     override func didEnd() {
         discardPending()
         guard let rest else { return }
-        if rest.coalescing != nil { Coalescer.discardBursts(of: rest.burstKey) }
+        rest.bursts?.close()
         if case .queued(let queue) = rest.handler { queue.finish() }
     }
 
@@ -172,11 +172,11 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { cancel() }
             return
         }
-        if let rest, let coalescing = rest.coalescing {
+        if let rest, let coalescing = rest.coalescing, let bursts = rest.bursts {
             // An owner found dead ends the observation now (where it may be loaded here), as for the others; the
             // condition, and a main-actor owner, are checked when the burst is delivered, where the handler runs.
             if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { return cancel() }
-            return gather(payload, from: postSender, isolation: isolation, coalescing: coalescing, key: rest.burstKey)
+            return gather(payload, from: postSender, isolation: isolation, coalescing: coalescing, into: bursts)
         }
         if case .queued(let queue) = rest?.handler {
             // The queue's task makes the checks; an owner found dead ends the observation now.
