@@ -208,6 +208,14 @@ extension PlainNotificationCenterInteropTests {
         case sameUserInfo
 
         var testDescription: String { self == .verbatim ? "post(notification)" : "post(name:object:userInfo:)" }
+
+        /// Posts `note` again on `center`, this way.
+        func post(_ note: Notification, in center: NotificationCenter) {
+            switch self {
+            case .verbatim: center.post(note)
+            case .sameUserInfo: center.post(name: note.name, object: note.object, userInfo: note.userInfo)
+            }
+        }
     }
 
     /// A verbatim re-post made while the post is in flight (same sender, same `userInfo`) cannot be told apart from
@@ -227,10 +235,7 @@ extension PlainNotificationCenterInteropTests {
         let plain = center.addObserver(forName: CounterDidChange.notificationName, object: sender, queue: nil) { note in
             guard rePosted.count == 0 else { return }
             rePosted.increment()
-            switch rePost {
-            case .verbatim: center.post(note)
-            case .sameUserInfo: center.post(name: note.name, object: sender, userInfo: note.userInfo)
-            }
+            rePost.post(note, in: center)
             #expect(received.values == [1], "the earlier of the two is taken for the post")
             token.value?.cancel()
         }
@@ -253,10 +258,7 @@ extension PlainNotificationCenterInteropTests {
         let plain = center.addObserver(forName: CounterDidChange.notificationName, object: sender, queue: nil) { note in
             guard rePosted.count == 0 else { return }
             rePosted.increment()
-            switch rePost {
-            case .verbatim: center.post(note)
-            case .sameUserInfo: center.post(name: note.name, object: sender, userInfo: note.userInfo)
-            }
+            rePost.post(note, in: center)
             lateToken.set(CounterDidChange.observe(from: sender, in: center) { late.append($0.count) })
         }
         defer { center.removeObserver(plain) }
@@ -437,10 +439,7 @@ extension PlainNotificationCenterInteropTests {
         typealias Payload = Int
         static func userInfo(for payload: Int) -> [AnyHashable: Any]? { ["legacyCount": payload] }
         static func payload(from notification: Notification) throws -> Int {
-            guard let count = notification.userInfo?["otherCount"] as? Int else {
-                throw NotificationDecodingError.missingValue(key: "otherCount")
-            }
-            return count
+            try count(under: "otherCount", in: notification)
         }
     }
 
@@ -449,11 +448,16 @@ extension PlainNotificationCenterInteropTests {
         typealias Payload = Int
         static func userInfo(for payload: Int) -> [AnyHashable: Any]? { ["legacyCount": payload] }
         static func payload(from notification: Notification) throws -> Int {
-            guard let count = notification.userInfo?["legacyCount"] as? Int else {
-                throw NotificationDecodingError.missingValue(key: "legacyCount")
-            }
-            return count
+            try count(under: "legacyCount", in: notification)
         }
+    }
+
+    /// The `Int` under `key` in a plain post's `userInfo`, or the error that names the key.
+    static func count(under key: String, in notification: Notification) throws -> Int {
+        guard let count = notification.userInfo?[key] as? Int else {
+            throw NotificationDecodingError.missingValue(key: key)
+        }
+        return count
     }
 
     @Test func typeWhoseDecoderCannotReadItsOwnUserInfoStillReachesItsTypedObservers() {
