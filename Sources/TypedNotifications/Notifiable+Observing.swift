@@ -311,10 +311,8 @@ extension NotificationCenter {
         // Mistakes that compile and never fire (a center as the sender filter, an owner in its `deinit`, a subclass
         // of a conforming class): reported in debug builds.
         NotificationDiagnostics.checkObservation(of: subject, sender: sender, owner: owner, in: self, site: site)
-        // An observer that coalesces gets a target of its own, which only its bursts feed (see `Subscription.gather`).
         return ObserverRegistry.shared.add(
-            subject, in: self, on: executor, sharesTarget: coalescing == nil, isolation: isolation,
-            senderFilter: sender
+            subject, in: self, on: executor, isolation: isolation, senderFilter: sender
         ) { channel, target in
             #if DEBUG
             channel.recordActivity()  // another observation: a token made before was kept

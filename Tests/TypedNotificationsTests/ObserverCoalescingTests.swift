@@ -5,7 +5,7 @@ import TypedNotificationsTestSupport
 @testable import TypedNotifications
 
 // Coalescing an observer asks for (`coalescing:` on an observing form): whatever the poster does, the observer gets
-// the latest payload of each burst of the posts it receives, on its own target. Windows are generous and the tests wait
+// the latest payload of each burst of the posts it receives, where its handler runs. Windows are generous and the tests wait
 // with `awaitDelivery`, never a sleep; the one test that needs posts spread in time (a pause) spaces them far below
 // the pause.
 
@@ -242,6 +242,58 @@ final class Probe: Sendable {
         #expect(await finishes(within: 10) { await mergeReleased.wait() }, "the dropped burst kept its merge")
         #expect(calls.count == 0)
         withExtendedLifetime(token) {}
+    }
+
+    /// An observation that ends while its burst's payloads are merged (the merge is user code, at the burst's end)
+    /// leaves nothing queued: its payload goes at once and a wait for the burst ends, while its queue is still
+    /// suspended, as for an observation ended before its burst ends.
+    @Test func anObservationEndedByItsMergeLeavesNothingQueued() async throws {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "suspended")
+        queue.suspend()
+        let released = Signal()
+        let token = Slot<NotificationToken>()
+        let merging = NotificationCoalescing<Tracked>.within(0.01).merging { _, later in
+            token.value?.cancel()
+            return later
+        }
+        token.set(Tracked.observe(in: center, delivery: .async(on: queue), coalescing: merging) { _ in })
+        let waitEnded = Signal()
+        Task {
+            try await awaitDelivery {
+                Tracked(0).post(in: center)
+                Tracked(1) { released.fire() }.post(in: center)
+            }
+            waitEnded.fire()
+        }
+        #expect(await finishes(within: 10) { await waitEnded.wait() }, "the wait outlived the observation")
+        #expect(await finishes(within: 10) { await released.wait() }, "the ended observation kept the payload")
+        queue.resume()
+        await waitEnded.wait()
+    }
+
+    /// An observer that coalesces shares its queue's one order with the queue's other observers: on a concurrent
+    /// queue, its burst's delivery waits behind the handler that runs, and never runs at once with it. The running
+    /// handler gives it half a second to start meanwhile; it must not.
+    @Test(arguments: ["concurrent queue", "operation queue"])
+    func aCoalescingObserverNeverRunsAtOnceWithItsQueuesOtherObservers(queue kind: String) async throws {
+        let center = NotificationCenter()
+        let queue: any NotificationDelivery.Queue =
+            kind == "operation queue" ? OperationQueue() : DispatchQueue(label: "observers", attributes: .concurrent)
+        let log = Recorded<String>()
+        let coalescedStarted = DispatchSemaphore(value: 0)
+        let plain = Tracked.observe(in: center, delivery: .async(on: queue)) { _ in
+            log.append("plain starts")
+            if coalescedStarted.wait(timeout: .now() + 0.5) == .success { log.append("coalesced ran meanwhile") }
+            log.append("plain ends")
+        }
+        let coalesced = Tracked.observe(in: center, delivery: .async(on: queue), coalescing: .within(0.01)) { _ in
+            log.append("coalesced")
+            coalescedStarted.signal()
+        }
+        try await awaitDelivery { Tracked(0).post(in: center) }
+        #expect(log.values == ["plain starts", "plain ends", "coalesced"])
+        withExtendedLifetime((plain, coalesced, queue)) {}
     }
 
     /// An actor whose one job posts twice, with time between the posts for a task of the global executor to run.

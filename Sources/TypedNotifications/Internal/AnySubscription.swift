@@ -31,8 +31,9 @@ class AnySubscription: @unchecked Sendable {
     let site: ObservationSite
     @usableFromInline
     let isOwnerBound: Bool
-    /// Whether the handler takes the sender, so that a queued delivery keeps it.
-    let takesSender: Bool
+    /// What a post queues on the observer's ``target``.
+    @usableFromInline
+    let queueing: Queueing
     /// Set when the observation ends (registry's lock); a post reads it only if ``AnyChannel/cancellations`` moved.
     var isCancelled = false
     let kind: TypedObservation.Delivery
@@ -43,12 +44,12 @@ class AnySubscription: @unchecked Sendable {
         sender: AnyObject?,
         isOwnerBound: Bool,
         target: DeliveryTarget?,
-        takesSender: Bool,
+        queueing: Queueing,
         site: ObservationSite,
         kind: TypedObservation.Delivery
     ) {
         self.channel = channel
-        self.takesSender = takesSender
+        self.queueing = queueing
         self.site = site
         self.kind = kind
         self.sender = sender
@@ -111,6 +112,16 @@ class AnySubscription: @unchecked Sendable {
 
     /// Called once the observation ended, outside every lock: drops what is queued for it; its own queue finishes.
     func didEnd() {}
+}
+
+/// What a post queues on an observer's target: the payload (with the post's sender, for a handler that takes it), or
+/// nothing yet, for an observer that gathers what it receives in bursts of its own first (its `coalescing:` option),
+/// whose end queues one delivery (see `Subscription.deliverBurst`). Unused without a target.
+@usableFromInline
+enum Queueing: UInt8 {
+    case payload
+    case payloadAndSender
+    case burst
 }
 
 /// Where an observation was made: the observing call's `#fileID` literal, by address, and its `#line`.

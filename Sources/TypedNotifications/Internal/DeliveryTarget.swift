@@ -1,9 +1,10 @@
 public import Foundation
 
 /// One serial place where one center's handlers run: the main actor, one actor, one `DispatchQueue` or one
-/// `OperationQueue` (its observers share one FIFO; a coalescing observer has one of its own). Per center, so that one
-/// center's backlog never holds up another's and centers (one per test, say) stay independent. The registry makes one
-/// per center and queue or actor, counts its observations, and finds it by identity under its lock, with no weak load.
+/// `OperationQueue` (its observers share one FIFO, those that coalesce what they receive included). Per center, so
+/// that one center's backlog never holds up another's and centers (one per test, say) stay independent. The registry
+/// makes one per center and queue or actor, counts its observations, and finds it by identity under its lock, with no
+/// weak load.
 ///
 /// **One order per target.** A post queues its payload for all of a target's observers in one step (one lock round
 /// trip, on reaching the first of them in registration order); the target runs its FIFO in order, one entry at a time.
@@ -86,10 +87,7 @@ final class DeliveryTarget: Sendable {
     static var batchLimit: Int { 64 }
 
     let executor: Executor
-    /// Whether observers share the target: all but a coalescing observer's own target, fed by its bursts.
-    @usableFromInline
-    let isShared: Bool
-    /// The identity the registry finds a shared target by: its center's and its executor's.
+    /// The identity the registry finds a target by: its center's and its executor's.
     let key: Key
     /// Guards the FIFO and whether a drain is scheduled; only the package's bookkeeping runs under it (here and in
     /// `DeliveryTarget+Draining.swift`, which runs the FIFO).
@@ -101,11 +99,8 @@ final class DeliveryTarget: Sendable {
         let executor: ObjectIdentifier?
     }
 
-    /// - Parameter isShared: Whether the registry may give the target to other observers; not for an observer that
-    ///   coalesces what it receives, whose posts go to its burst first.
-    init(_ executor: Executor, center: ObjectIdentifier, isShared: Bool = true) {
+    init(_ executor: Executor, center: ObjectIdentifier) {
         self.executor = executor
-        self.isShared = isShared
         let id: ObjectIdentifier? =
             switch executor {
             case .mainActor: nil
@@ -169,19 +164,27 @@ final class DeliveryTarget: Sendable {
         var entries: [Entry] = []
         // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
         for observer in subscriptions
-        where observer.target === self && !observer.hasEnded(cancellationsSeen: count) && observer.accepts(sender) {
-            entries.append(
-                Entry(
-                    subscription: observer, payload: boxed, sender: observer.takesSender ? sender : nil, scope: scope,
-                    pending: pending))
+        where observer.target === self && observer.queueing != .burst && !observer.hasEnded(cancellationsSeen: count)
+            && observer.accepts(sender)
+        {
+            let kept = observer.queueing == .payloadAndSender ? sender : nil
+            entries.append(Entry(subscription: observer, payload: boxed, sender: kept, scope: scope, pending: pending))
         }
         guard !entries.isEmpty else { return }
-        finish(enqueue(entries, isCurrent: isCurrent(isolation ?? pending?.isolationHere)))
+        queue(entries, isCurrent: isCurrent(isolation ?? pending?.isolationHere), cancellationsSeen: count)
     }
 
-    /// Queues one entry and runs it, now (`isCurrent`, see ``enqueue(_:isCurrent:)``) or by scheduling a drain.
-    func queue(_ entry: Entry, isCurrent: Bool) {
-        finish(enqueue(CollectionOfOne(entry), isCurrent: isCurrent))
+    /// Queues `entries` and runs them, now (`isCurrent`, see ``enqueue(_:isCurrent:)``) or by scheduling a drain;
+    /// outside every lock. The caller found their observers active with `count` cancellations; one that has ended
+    /// since then had what was queued for it dropped (``discardPending(for:)``), perhaps before these entries came:
+    /// they are dropped too, so that nothing stays queued, holding its payload and an `awaitDelivery` wait, for an
+    /// ended observation. Its cancellation is counted before that drop, so the check after queueing sees it.
+    func queue(_ entries: some Collection<Entry>, isCurrent: Bool, cancellationsSeen count: UInt64) {
+        let queued = enqueue(entries, isCurrent: isCurrent)
+        for entry in entries where entry.subscription.hasEnded(cancellationsSeen: count) {
+            discardPending(for: entry.subscription)
+        }
+        finish(queued)
     }
 
     /// Queues `entries` in one step; the caller then calls ``finish(_:)`` outside every lock. Takes only the target's

@@ -9,8 +9,6 @@ extension ObserverRegistry {
     /// ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``). The caller holds `senderFilter`.
     ///
     /// - Parameters:
-    ///   - sharesTarget: Whether the observer runs on the target its center shares for `executor`, or on one of its
-    ///     own (an observer that coalesces what it receives).
     ///   - isolation: The actor the observing call runs on, as the compiler passes it. An observer isolated to that
     ///     actor gets the latest post before `add` returns, as it would a post made there (one rule, that of
     ///     ``DeliveryTarget/isCurrent(_:)``); elsewhere the post is queued for the observer's actor.
@@ -19,7 +17,6 @@ extension ObserverRegistry {
         _ subject: Event.Type,
         in center: NotificationCenter,
         on executor: DeliveryTarget.Executor?,
-        sharesTarget: Bool = true,
         isolation: (any Actor)?,
         senderFilter: AnyObject?,
         makeSubscription: (AnyChannel, DeliveryTarget?) -> Subscription<Event>
@@ -44,7 +41,7 @@ extension ObserverRegistry {
             cacheName: { cacheName(of: subject) },
             makeChannel: { name in Channel<Event>.bridged(on: center, name: name) },
             body: { state, channel in
-                let target = executor.map { state.useTarget($0, on: channel.centerID, shared: sharesTarget) }
+                let target = executor.map { state.useTarget($0, on: channel.centerID) }
                 let subscription = makeSubscription(channel, target)
                 channel.subscriptions.append(subscription)
                 if subscription.isOwnerBound { channel.ownerBoundCount += 1 }

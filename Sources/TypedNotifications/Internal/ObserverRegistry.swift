@@ -31,13 +31,9 @@ final class ObserverRegistry: Sendable {
         /// Shared delivery targets, found by identity (``DeliveryTarget/serves(_:)``), with their observation counts.
         var targets: [DeliveryTarget.Key: (target: DeliveryTarget, users: Int)] = [:]
 
-        /// The shared target for `executor` on `centerID`, with one more user; or, unless `shared`, a new one.
-        mutating func useTarget(
-            _ executor: DeliveryTarget.Executor, on centerID: ObjectIdentifier, shared: Bool
-        ) -> DeliveryTarget {
-            let target = DeliveryTarget(executor, center: centerID, isShared: shared)
-            // A coalescing observer's target is its own, never shared.
-            if !target.isShared { return target }
+        /// The target for `executor` on `centerID`, with one more user.
+        mutating func useTarget(_ executor: DeliveryTarget.Executor, on centerID: ObjectIdentifier) -> DeliveryTarget {
+            let target = DeliveryTarget(executor, center: centerID)
             if let (existing, users) = targets[target.key], existing.serves(executor) {
                 targets[target.key] = (existing, users + 1)
                 return existing
@@ -211,7 +207,8 @@ extension ObserverRegistry.Snapshot {
             // The package's one downcast. Safe: `add` puts only `Subscription<Event>`s in the channel of `Event`;
             // they are kept as `AnySubscription` only so that the bookkeeping is not generic (see `withChannel`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
-            if let target = subscription.target, target.isShared {
+            // An observer that coalesces gathers the post into its own bursts first (`deliverOther`).
+            if let target = subscription.target, subscription.queueing != .burst {
                 if targets.isFirstVisit(to: target) {
                     target.dispatch(
                         payload,

@@ -1,7 +1,8 @@
 import Foundation
 
 // An observer's own coalescing (its `coalescing:` option): what it receives gathers in bursts of its own, in a table
-// of its own (a `Coalescer`), delivered on its target, which is its own (see `ObserverRegistry.add(sharesTarget:)`).
+// of its own (a `Coalescer`); a burst's end queues one delivery on the observer's target, in that target's one order
+// with its other observers (`Queueing.burst`), or runs it on the posting thread.
 
 extension Subscription {
     /// Adds a post to this observation's own burst (``Rest/coalescing``); the burst ends on the observer's actor (the
@@ -28,16 +29,19 @@ extension Subscription {
     }
 
     /// Delivers a burst's payload to this observation as a post made on `context` would be, without coalescing: queued
-    /// on its target (its own, never shared) or its own queue, or run now with the checks a queued delivery makes.
+    /// on its target or its own queue, or run now with the checks a queued delivery makes. The observation may have
+    /// ended since the burst was taken (its merge is user code): then nothing is queued, or what was is dropped.
     func deliverBurst(_ payload: Payload, from sender: AnyObject?, on context: (any Actor)?) {
         if case .queued(let queue) = rest?.handler { return append(payload, to: queue) }
         guard let target else {
             guard let owner = admissionOnTarget(of: payload) else { return }
             return run(payload, sender: sender, owner: owner)
         }
+        let count = channel.cancellations.load()
+        guard !ObserverRegistry.shared.isCancelled(self) else { return }
         let entry = DeliveryTarget.Entry(
             subscription: self, payload: payload, sender: takesSender ? sender : nil,
             pending: PendingDeliveries.current)
-        target.queue(entry, isCurrent: target.isCurrent(context))
+        target.queue(CollectionOfOne(entry), isCurrent: target.isCurrent(context), cancellationsSeen: count)
     }
 }

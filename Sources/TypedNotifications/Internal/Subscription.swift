@@ -101,11 +101,14 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             sender: sender,
             isOwnerBound: owner != nil,
             target: target,
-            takesSender: handler.takesSender,
+            queueing: coalescing != nil ? .burst : handler.takesSender ? .payloadAndSender : .payload,
             site: site,
             kind: kind
         )
     }
+
+    /// Whether the handler takes the post's sender, so that a delivery queued for it keeps the sender.
+    var takesSender: Bool { rest?.handler.takesSender == true }
 
     override func ownerIsAlive() -> Bool {
         loadOwner() != nil
