@@ -388,4 +388,30 @@ extension CancellationIsFinalTests {
         #expect(heavy == nil, "released by cancel(), not when the queue gets to it")
         gate.signal()
     }
+
+    /// A `cancel()` that comes after a post found the observer active and before the post queued its delivery (as
+    /// another thread's may; the debug hook makes it happen there) leaves nothing queued: the post drops what it
+    /// queued for the ended observation, so the payload goes when the post returns, not when the busy queue gets to it.
+    #if DEBUG
+    @Test func aCancelBetweenAPostsCheckAndItsQueueingLeavesNothingQueued() {
+        let center = NotificationCenter()
+        let (queue, gate) = busyQueue()
+        let token = Carrying.observe(in: center, delivery: .async(on: queue)) { _ in }
+        let cancels = Counter()
+        TestHooks.on(.queueing, in: center) {
+            cancels.increment()
+            token.cancel()
+        }
+        defer { TestHooks.removeHook(at: .queueing, for: center) }
+        weak var heavy: Heavy?
+        do {
+            let posted = Heavy()
+            heavy = posted
+            Carrying(heavy: posted).post(in: center)
+        }
+        #expect(cancels.count == 1, "the post queued once, after its check")
+        #expect(heavy == nil, "queued for an observation that had ended")
+        gate.signal()
+    }
+    #endif
 }

@@ -206,7 +206,7 @@ extension ObservingDuringAPostTests {
         let first = Slot<NotificationToken>()
         let second = Slot<NotificationToken>()
         first.set(Tick.observe(in: center) { old.append($0.id) })
-        TestHooks.onFoundationPost(in: center) {
+        TestHooks.on(.foundationPost, in: center) {
             guard second.value == nil else { return }
             onNewThread {
                 first.value?.cancel()
@@ -214,7 +214,7 @@ extension ObservingDuringAPostTests {
             }
             .wait()
         }
-        defer { TestHooks.removeFoundationPostHook(for: center) }
+        defer { TestHooks.removeHook(at: .foundationPost, for: center) }
         Tick(id: 1).post(in: center)
         Tick(id: 2).post(in: center)
         #expect(old.values == [1])

@@ -180,6 +180,9 @@ final class DeliveryTarget: Sendable {
     /// they are dropped too, so that nothing stays queued, holding its payload and an `awaitDelivery` wait, for an
     /// ended observation. Its cancellation is counted before that drop, so the check after queueing sees it.
     func queue(_ entries: some Collection<Entry>, isCurrent: Bool, cancellationsSeen count: UInt64) {
+        #if DEBUG
+        TestHooks.reached(.queueing, on: key.center)
+        #endif
         let queued = enqueue(entries, isCurrent: isCurrent)
         for entry in entries where entry.subscription.hasEnded(cancellationsSeen: count) {
             discardPending(for: entry.subscription)

@@ -84,7 +84,7 @@ enum FoundationBridge {
         withUnsafeMutablePointer(to: &record) { record in
             tn_set_post_frame(record)
             #if DEBUG
-            TestHooks.willPostToFoundation(on: center)
+            TestHooks.reached(.foundationPost, on: ObjectIdentifier(center))
             #endif
             center.post(name: name, object: sender, userInfo: record.pointee.userInfo)
             tn_set_post_frame(record.pointee.previous)

@@ -45,27 +45,42 @@ package enum TestHooks {
         hook?(owner)
     }
 
-    /// What to call when a typed post with typed observers is about to go to Foundation, by the center's identity.
-    private static let foundationPosts = Locked<[ObjectIdentifier: @Sendable () -> Void]>([:])
+    /// A point of a post on one center where a test may step in.
+    package enum PostPoint: Hashable, Sendable {
+        /// A typed post that has typed observers has made its record (see ``FoundationBridge``) and is about to call
+        /// Foundation. A hook that has another thread observe meanwhile registers a Foundation observer that
+        /// Foundation may call for the post, as when that thread wins the race on its own.
+        case foundationPost
+        /// A post (or a burst's end) has found its observers on a target active and is about to queue their
+        /// deliveries (see ``DeliveryTarget/queue(_:isCurrent:cancellationsSeen:)``). A hook that ends one of them
+        /// meanwhile does so between the check and the queueing, as another thread may.
+        case queueing
+    }
 
-    /// Calls `hook` on the posting thread each time a typed post on `center` that has typed observers has made its
-    /// record (see ``FoundationBridge``) and is about to call Foundation, until ``removeFoundationPostHook(for:)``.
-    ///
-    /// A hook that has another thread observe meanwhile registers a Foundation observer that Foundation may call for
-    /// the post, as when that thread wins the race on its own.
-    package static func onFoundationPost(in center: NotificationCenter, _ hook: @escaping @Sendable () -> Void) {
-        foundationPosts.withLock { $0[ObjectIdentifier(center)] = hook }
+    /// What to call at a point of a post, by the point and the center's identity.
+    private static let postHooks = Locked<[PostHookKey: @Sendable () -> Void]>([:])
+
+    private struct PostHookKey: Hashable {
+        let point: PostPoint
+        let center: ObjectIdentifier
+    }
+
+    /// Calls `hook` on the posting thread each time a post on `center` reaches `point`, until
+    /// ``removeHook(at:for:)``.
+    package static func on(_ point: PostPoint, in center: NotificationCenter, _ hook: @escaping @Sendable () -> Void) {
+        postHooks.withLock { $0[PostHookKey(point: point, center: ObjectIdentifier(center))] = hook }
         installed.add(1)
     }
 
-    package static func removeFoundationPostHook(for center: NotificationCenter) {
-        let removed = foundationPosts.withLock { $0.removeValue(forKey: ObjectIdentifier(center)) }
+    package static func removeHook(at point: PostPoint, for center: NotificationCenter) {
+        let key = PostHookKey(point: point, center: ObjectIdentifier(center))
+        let removed = postHooks.withLock { $0.removeValue(forKey: key) }
         if removed != nil { installed.add(UInt64.max) }
     }
 
-    static func willPostToFoundation(on center: NotificationCenter) {
+    static func reached(_ point: PostPoint, on centerID: ObjectIdentifier) {
         guard installed.load() != 0 else { return }
-        let hook = foundationPosts.withLock { $0[ObjectIdentifier(center)] }
+        let hook = postHooks.withLock { $0[PostHookKey(point: point, center: centerID)] }
         hook?()
     }
 }
