@@ -32,7 +32,6 @@ class AnySubscription: @unchecked Sendable {
     @usableFromInline
     let isOwnerBound: Bool
     /// What a post queues on the observer's ``target``.
-    @usableFromInline
     let queueing: Queueing
     /// Set when the observation ends (registry's lock); a post reads it only if ``AnyChannel/cancellations`` moved.
     var isCancelled = false
@@ -109,6 +108,12 @@ class AnySubscription: @unchecked Sendable {
 
     /// Runs a delivery that waited for this observer's target, if the observation is still active; on the target.
     func runQueued(_ payload: Any, sender: AnyObject?) {}
+
+    /// Hands a post to an observer that coalesces what it receives on a target (``Queueing/burst``), on the posting
+    /// thread, as ``DeliveryTarget/dispatch`` meets it: its bursts take the post first.
+    func gather(
+        _ payload: Any, from postSender: AnyObject?, isolation: (any Actor)?, cancellationsSeen count: UInt64
+    ) {}
 
     /// Called once the observation ended, outside every lock: drops what is queued for it; its own queue finishes.
     func didEnd() {}

@@ -163,10 +163,13 @@ final class DeliveryTarget: Sendable {
         let pending = PendingDeliveries.current
         var entries: [Entry] = []
         // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
-        for observer in subscriptions
-        where observer.target === self && observer.queueing != .burst && !observer.hasEnded(cancellationsSeen: count)
-            && observer.accepts(sender)
-        {
+        for observer in subscriptions where observer.target === self && !observer.hasEnded(cancellationsSeen: count) {
+            if observer.queueing == .burst {
+                // It gathers the post into its own bursts first, whose end queues one delivery here.
+                observer.gather(boxed, from: sender, isolation: isolation, cancellationsSeen: count)
+                continue
+            }
+            guard observer.accepts(sender) else { continue }
             let kept = observer.queueing == .payloadAndSender ? sender : nil
             entries.append(Entry(subscription: observer, payload: boxed, sender: kept, scope: scope, pending: pending))
         }

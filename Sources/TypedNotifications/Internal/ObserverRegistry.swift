@@ -207,8 +207,7 @@ extension ObserverRegistry.Snapshot {
             // The package's one downcast. Safe: `add` puts only `Subscription<Event>`s in the channel of `Event`;
             // they are kept as `AnySubscription` only so that the bookkeeping is not generic (see `withChannel`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
-            // An observer that coalesces gathers the post into its own bursts first (`deliverOther`).
-            if let target = subscription.target, subscription.queueing != .burst {
+            if let target = subscription.target {
                 if targets.isFirstVisit(to: target) {
                     target.dispatch(
                         payload,

@@ -232,6 +232,13 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         }
     }
 
+    override func gather(
+        _ payload: Any, from postSender: AnyObject?, isolation: (any Actor)?, cancellationsSeen count: UInt64
+    ) {
+        // Safe: `dispatch` boxes a post of this subscription's channel, whose `Event` it observes.
+        deliverOther(payload as! Payload, from: postSender, isolation: isolation, cancellationsSeen: count)
+    }
+
     override func runQueued(_ payload: Any, sender: AnyObject?) {
         // Safe: the target queued a `Payload` for this subscription (see `DeliveryTarget.dispatch`).
         let payload = payload as! Payload
