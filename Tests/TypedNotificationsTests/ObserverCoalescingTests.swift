@@ -246,20 +246,23 @@ final class Probe: Sendable {
 
     /// An observation that ends while its burst's payloads are merged (the merge is user code, at the burst's end)
     /// leaves nothing queued: its payload goes at once and a wait for the burst ends, while its queue is still
-    /// suspended, as for an observation ended before its burst ends.
-    @Test func anObservationEndedByItsMergeLeavesNothingQueued() async throws {
+    /// suspended, as for an observation ended before its burst ends. The two posts are made in one main-actor job, so
+    /// that `.nextTurn` makes them one burst, which the merge needs, however slow the machine.
+    @Test @MainActor func anObservationEndedByItsMergeLeavesNothingQueued() async throws {
         let center = NotificationCenter()
         let queue = DispatchQueue(label: "suspended")
         queue.suspend()
         let released = Signal()
+        let merged = Counter()
         let token = Slot<NotificationToken>()
-        let merging = NotificationCoalescing<Tracked>.within(0.01).merging { _, later in
+        let merging = NotificationCoalescing<Tracked>.nextTurn.merging { _, later in
+            merged.increment()
             token.value?.cancel()
             return later
         }
         token.set(Tracked.observe(in: center, delivery: .async(on: queue), coalescing: merging) { _ in })
         let waitEnded = Signal()
-        Task {
+        Task { @MainActor in
             try await awaitDelivery {
                 Tracked(0).post(in: center)
                 Tracked(1) { released.fire() }.post(in: center)
@@ -268,6 +271,7 @@ final class Probe: Sendable {
         }
         #expect(await finishes(within: 10) { await waitEnded.wait() }, "the wait outlived the observation")
         #expect(await finishes(within: 10) { await released.wait() }, "the ended observation kept the payload")
+        #expect(merged.count == 1, "the two posts were one burst")
         queue.resume()
         await waitEnded.wait()
     }

@@ -1,8 +1,9 @@
 import Foundation
 
 // An observer's own coalescing (its `coalescing:` option): what it receives gathers in bursts of its own, in a table
-// of its own (a `Coalescer`); a burst's end queues one delivery on the observer's target, in that target's one order
-// with its other observers (`Queueing.burst`), or runs it on the posting thread.
+// of its own (a `Coalescer`), handed to it on the posting thread (by its target's `dispatch`, `Queueing.burst`); a
+// burst's end queues one delivery on the observer's target, in that target's one order with its other observers, or
+// runs it on the posting thread.
 
 extension Subscription {
     /// Adds a post to this observation's own burst (``Rest/coalescing``); the burst ends on the observer's actor (the
