@@ -63,6 +63,15 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
     let end: End
     let spansSenders: Bool
     let merge: (@Sendable (Payload, Payload) -> Payload)?
+    /// Whether the first post of a quiet period is delivered at once (``within(_:)``, unless ``trailingOnly``).
+    let leads: Bool
+
+    init(end: End, spansSenders: Bool, merge: (@Sendable (Payload, Payload) -> Payload)?, leads: Bool = false) {
+        self.end = end
+        self.spansSenders = spansSenders
+        self.merge = merge
+        self.leads = leads
+    }
 
     /// Coalesces the posts made until the next turn of the context the burst began on (see above).
     ///
@@ -74,19 +83,43 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
         Self(end: .nextTurn, spansSenders: false, merge: nil)
     }
 
-    /// Coalesces the posts made within `seconds` of the burst's first post: a *throttle* that delivers the latest
-    /// payload at the end of each window, so at most one delivery per `seconds` while posts keep coming.
+    /// A *throttle*: the first post of a quiet period is delivered at once, then at most one delivery per `seconds`
+    /// while posts keep coming, each with the latest payload (or the window's payloads merged), ending with the last.
+    ///
+    /// A window starts when a delivery is done: for an observer's own coalescing, once its handler has run (so a busy
+    /// queue or a slow `async` handler gets one delivery, with the latest payload, when it is free, never a backlog);
+    /// for a poster's, once the post has reached the observers. A quiet period is a window with no post: the next
+    /// post is again delivered at once. ``trailingOnly`` delivers nothing at once.
     ///
     /// ```swift
-    /// struct SearchTextDidChange: Notifiable { let text: String }
-    /// SearchTextDidChange(text: "swi").post(coalescing: .within(0.3))
+    /// struct UploadProgress: Notifiable { let fraction: Double }
+    /// let center = NotificationCenter()
+    /// let token = UploadProgress.observe(in: center, coalescing: .within(0.25)) { progress in
+    ///     print(progress.fraction)   // the first post at once, then at most one every 0.25 s, ending with the last
+    /// }
+    /// UploadProgress(fraction: 0.1).post(in: center)   // prints 0.1
     /// ```
     ///
-    /// - Parameter seconds: How long a burst lasts, from its first post; measured by a timer. A negative or NaN
-    ///   value counts as 0, and one above 10⁹ (about 31 years; `.infinity` too) as 10⁹, so that any value sets a
-    ///   timer.
+    /// - Parameter seconds: The window: how long after a delivery the next one may come; measured by a timer. A
+    ///   negative or NaN value counts as 0, and one above 10⁹ (about 31 years; `.infinity` too) as 10⁹, so that any
+    ///   value sets a timer.
     public static func within(_ seconds: TimeInterval) -> Self {
-        Self(end: .after(Swift.min(Swift.max(0, seconds), longestBurst)), spansSenders: false, merge: nil)
+        Self(end: .after(Swift.min(Swift.max(0, seconds), longestBurst)), spansSenders: false, merge: nil, leads: true)
+    }
+
+    /// The same coalescing without a delivery at the start of a quiet period: a ``within(_:)`` burst then begins with
+    /// its first post and is delivered, latest payload or merged, at the end of its window. For batching, where one
+    /// delivery per window matters more than showing the first post at once (rows that changed, to reload together).
+    /// ``nextTurn`` and ``afterPause(_:)`` deliver only at a burst's end already.
+    ///
+    /// ```swift
+    /// struct RowsDidChange: Notifiable { let changed: Set<Int> }
+    /// RowsDidChange(changed: [3]).post(
+    ///     coalescing: .within(0.1).trailingOnly.merging { RowsDidChange(changed: $0.changed.union($1.changed)) }
+    /// )
+    /// ```
+    public var trailingOnly: Self {
+        Self(end: end, spansSenders: spansSenders, merge: merge, leads: false)
     }
 
     /// Coalesces posts until none has come for `seconds`: a *debounce*, for "once the user pauses". Each post
@@ -124,7 +157,7 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
     ///
     /// - Parameter merge: Combines two payloads of the burst, earlier first.
     public func merging(_ merge: @escaping @Sendable (_ earlier: Payload, _ later: Payload) -> Payload) -> Self {
-        Self(end: end, spansSenders: spansSenders, merge: merge)
+        Self(end: end, spansSenders: spansSenders, merge: merge, leads: leads)
     }
 
     /// The same coalescing, with the posts of every sender in one burst, delivered with the latest post's sender.
@@ -134,6 +167,6 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
     /// DownloadDidProgress(fraction: 0.5).post(coalescing: .nextTurn.acrossSenders)
     /// ```
     public var acrossSenders: Self {
-        Self(end: end, spansSenders: true, merge: merge)
+        Self(end: end, spansSenders: true, merge: merge, leads: leads)
     }
 }

@@ -36,7 +36,7 @@ import TypedNotificationsTestSupport
             Tally.observe(in: center) { (tally: Tally) async in observers[2].add(tally.items) },
         ]
         let senders = [Sender(), Sender()]
-        let base: NotificationCoalescing<Tally> = delay == 0 ? .nextTurn : .within(delay)
+        let base: NotificationCoalescing<Tally> = delay == 0 ? .nextTurn : .within(delay).trailingOnly
         let coalescing = base.merging { Tally(items: $0.items + $1.items) }
         await onThreads(Self.threadCount) { thread in
             for number in 0..<Self.postsPerThread {
@@ -91,7 +91,7 @@ import TypedNotificationsTestSupport
         for round in 0..<rounds {
             let center = NotificationCenter()
             let payloads = Balance()
-            let token = Balance.Payload.observe(in: center, coalescing: .within(1_000)) { _ in }
+            let token = Balance.Payload.observe(in: center, coalescing: .within(1_000).trailingOnly) { _ in }
             let stop = Counter()
             let posters = (0..<2).map { _ in
                 onNewThread {

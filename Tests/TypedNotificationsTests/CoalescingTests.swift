@@ -144,9 +144,9 @@ struct RowsDidChange: Notifiable, Equatable {
             received.append(change.rows[0])
             if received.count == 2 { done.fire() }
         }
-        RowsDidChange(rows: [1]).post(in: center, coalescing: .within(-1))
-        RowsDidChange(rows: [2]).post(from: sender, in: center, coalescing: .within(.nan))
-        RowsDidChange(rows: [3]).post(in: center, coalescing: .within(.infinity).acrossSenders)
+        RowsDidChange(rows: [1]).post(in: center, coalescing: .within(-1).trailingOnly)
+        RowsDidChange(rows: [2]).post(from: sender, in: center, coalescing: .within(.nan).trailingOnly)
+        RowsDidChange(rows: [3]).post(in: center, coalescing: .within(.infinity).trailingOnly.acrossSenders)
         await done.wait()
         #expect(received.values.sorted() == [1, 2])
         #expect(NotificationCoalescing<RowsDidChange>.within(.infinity).end == .after(1_000_000_000))
@@ -171,6 +171,19 @@ struct RowsDidChange: Notifiable, Equatable {
         withExtendedLifetime(token) {}
     }
 
+    /// A poster's throttle posts the first post of a quiet period at once, then the latest of the window at its end.
+    @Test func aPostersThrottlePostsTheFirstPostAtOnceThenTheLatestPerWindow() async throws {
+        let center = NotificationCenter()
+        let received = Recorded<[Int]>()
+        let token = RowsDidChange.observe(in: center) { change in received.append(change.rows) }
+        try await awaitDelivery {
+            for row in 0...2 { RowsDidChange(rows: [row]).post(in: center, coalescing: .within(0.05)) }
+            #expect(received.values == [[0]], "the first post is posted at once")
+        }
+        #expect(received.values == [[0], [2]])
+        withExtendedLifetime(token) {}
+    }
+
     @Test @MainActor func aBurstWithATimeLimitIsDeliveredOnceAndTheNextPostStartsANewBurst() async {
         let center = NotificationCenter()
         let received = Recorded<[Int]>()
@@ -180,9 +193,9 @@ struct RowsDidChange: Notifiable, Equatable {
             received.append(change.rows)
             (change.rows == [2] ? first : second).fire()
         }
-        for row in 0...2 { RowsDidChange(rows: [row]).post(in: center, coalescing: .within(0.02)) }
+        for row in 0...2 { RowsDidChange(rows: [row]).post(in: center, coalescing: .within(0.02).trailingOnly) }
         await first.wait()
-        RowsDidChange(rows: [5]).post(in: center, coalescing: .within(0.02))
+        RowsDidChange(rows: [5]).post(in: center, coalescing: .within(0.02).trailingOnly)
         await second.wait()
         #expect(received.values == [[2], [5]])
         withExtendedLifetime(token) {}
@@ -268,8 +281,8 @@ extension CoalescingTests {
                 received.append($0.n)
                 done.fire()
             }
-            Burst(n: 1).post(in: center, coalescing: .within(0.01))
-            Burst(n: 2).post(in: center, coalescing: .within(0.01))
+            Burst(n: 1).post(in: center, coalescing: .within(0.01).trailingOnly)
+            Burst(n: 2).post(in: center, coalescing: .within(0.01).trailingOnly)
         }
         await done.wait()
         #expect(received.values == [2])
@@ -296,9 +309,9 @@ extension CoalescingTests {
                 if both.count == 2 { done.fire() }
             },
         ]
-        Burst(n: 1).post(in: center, coalescing: .within(0.01))
-        BurstSharingItsName(n: 2).post(in: center, coalescing: .within(0.01))
-        Burst(n: 3).post(in: center, coalescing: .within(0.01))
+        Burst(n: 1).post(in: center, coalescing: .within(0.01).trailingOnly)
+        BurstSharingItsName(n: 2).post(in: center, coalescing: .within(0.01).trailingOnly)
+        Burst(n: 3).post(in: center, coalescing: .within(0.01).trailingOnly)
         await done.wait()
         #expect(first.values == [3])
         #expect(second.values == [2])
@@ -315,7 +328,7 @@ extension CoalescingTests {
         }
         let task = Task.detached {
             withUnsafeCurrentTask { $0?.cancel() }
-            Burst(n: 1).post(in: center, coalescing: .within(0.01))
+            Burst(n: 1).post(in: center, coalescing: .within(0.01).trailingOnly)
         }
         await task.value
         await done.wait()
@@ -333,9 +346,10 @@ extension CoalescingTests {
             if received.count == 2 { done.fire() }
         }
         for n in 0..<10 {
-            LockCheckedPayloadPosted.post(LockCheckedPayload(n, locks), in: center, coalescing: .within(0.01))
+            LockCheckedPayloadPosted.post(
+                LockCheckedPayload(n, locks), in: center, coalescing: .within(0.01).trailingOnly)
         }
-        let merged = NotificationCoalescing<LockCheckedPayload>.within(0.01).merging { _, later in later }
+        let merged = NotificationCoalescing<LockCheckedPayload>.within(0.01).trailingOnly.merging { _, later in later }
         let from = ReusableObject()
         for n in 10..<20 {
             LockCheckedPayloadPosted.post(LockCheckedPayload(n, locks), from: from, in: center, coalescing: merged)
@@ -360,7 +374,9 @@ extension CoalescingTests {
             for sender in senders {
                 group.addTask {
                     try await awaitDelivery {
-                        for n in 0..<500 { Burst(n: n).post(from: sender, in: center, coalescing: .within(0.001)) }
+                        for n in 0..<500 {
+                            Burst(n: n).post(from: sender, in: center, coalescing: .within(0.001).trailingOnly)
+                        }
                     }
                 }
             }

@@ -21,23 +21,50 @@ final class Probe: Sendable {
 }
 
 @Suite struct ObserverCoalescingTests {
+    /// A main-actor observer that coalesces ends at the next post once its owner is gone, even while posts from
+    /// another thread keep its burst from ending: each post has the observer's target check the owner, which loads
+    /// only there.
+    @MainActor @Test func aDeadOwnersCoalescingMainActorObservationEndsAtTheNextPost() async {
+        let center = NotificationCenter()
+        var owner: CallbackOwner? = CallbackOwner {}
+        if let owner {
+            Tracked.observeOnMainActor(for: owner, in: center, coalescing: .afterPause(0.2)) { _, _ in }
+        }
+        owner = nil
+        #expect(center.typedObservations.count == 1)
+        let ended = Task.detached { () -> Int? in
+            // A post every 50 ms, far closer together than the pause, for up to 2 s.
+            for index in 0..<40 {
+                Tracked(index).post(in: center)
+                try? await Task.sleep(nanoseconds: 50_000_000)
+                if center.typedObservations.isEmpty { return index }
+            }
+            return nil
+        }
+        let endedAfter = await ended.value
+        #expect(endedAfter != nil, "the observation outlived its owner while posts kept coming")
+        #expect((endedAfter ?? .max) < 20)
+    }
+
     /// Every burst of posts made together reaches the observer once, with the latest payload, wherever it runs.
     @Test(arguments: ObservingTarget.allCases)
     func postsMadeTogetherReachTheObserverOnceWithTheLatest(target: ObservingTarget) async throws {
         let center = NotificationCenter()
         let received = Recorded<Int>()
-        let observation = observeTracked(on: target, in: center, coalescing: .within(0.5)) { received.append($0.index) }
+        let observation = observeTracked(on: target, in: center, coalescing: .within(0.5).trailingOnly) {
+            received.append($0.index)
+        }
         try await awaitDelivery { for index in 0..<20 { Tracked(index).post(in: center) } }
         #expect(received.values == [19])
         observation.cancel()
     }
 
-    /// `.within(_:)` is a throttle: a burst ends its window after its first post, so posts that keep coming are
-    /// delivered once per window.
-    @Test func withinDeliversOncePerWindowWhilePostsKeepComing() async throws {
+    /// `.within(_:).trailingOnly` is a throttle without its leading delivery: a burst ends its window after its first
+    /// post, so posts that keep coming are delivered once per window.
+    @Test func trailingOnlyWithinDeliversOncePerWindowWhilePostsKeepComing() async throws {
         let center = NotificationCenter()
         let received = Recorded<Int>()
-        let token = Tracked.observe(in: center, coalescing: .within(0.05)) { received.append($0.index) }
+        let token = Tracked.observe(in: center, coalescing: .within(0.05).trailingOnly) { received.append($0.index) }
         try await awaitDelivery { for index in 0..<3 { Tracked(index).post(in: center) } }
         try await awaitDelivery { for index in 3..<6 { Tracked(index).post(in: center) } }
         #expect(received.values == [2, 5])
@@ -90,9 +117,9 @@ final class Probe: Sendable {
     @Test func anObserverCoalescesWhatThePosterAlreadyCoalesced() async throws {
         let center = NotificationCenter()
         let received = Recorded<Int>()
-        let token = Tracked.observe(in: center, coalescing: .within(0.5)) { received.append($0.index) }
+        let token = Tracked.observe(in: center, coalescing: .within(0.5).trailingOnly) { received.append($0.index) }
         try await awaitDelivery {
-            for index in 0..<10 { Tracked(index).post(in: center, coalescing: .within(0.01)) }
+            for index in 0..<10 { Tracked(index).post(in: center, coalescing: .within(0.01).trailingOnly) }
         }
         #expect(received.values == [9])
         token.cancel()
@@ -102,7 +129,7 @@ final class Probe: Sendable {
         let center = NotificationCenter()
         let received = Recorded<[Int]>()
         let token = RowsDidChange.observe(
-            in: center, coalescing: .within(0.5).merging { RowsDidChange(rows: $0.rows + $1.rows) }
+            in: center, coalescing: .within(0.5).trailingOnly.merging { RowsDidChange(rows: $0.rows + $1.rows) }
         ) { received.append($0.rows) }
         try await awaitDelivery { for row in 0..<5 { RowsDidChange(rows: [row]).post(in: center) } }
         #expect(received.values == [[0, 1, 2, 3, 4]])
@@ -114,7 +141,9 @@ final class Probe: Sendable {
     @Test func theConditionJudgesTheBurstsLatestPayload() async throws {
         let center = NotificationCenter()
         let received = Recorded<Int>()
-        let token = Tracked.observe(in: center, where: .matching { $0.index > 0 }, coalescing: .within(0.5)) {
+        let token = Tracked.observe(
+            in: center, where: .matching { $0.index > 0 }, coalescing: .within(0.5).trailingOnly
+        ) {
             received.append($0.index)
         }
         try await awaitDelivery { for index in [3, 2, 0] { Tracked(index).post(in: center) } }
@@ -131,10 +160,10 @@ final class Probe: Sendable {
         let first = Probe(name: "first")
         let second = Probe(name: "second")
         let tokens = [
-            ProbeReading.observe(in: center, coalescing: .within(0.5)) { sender, post in
+            ProbeReading.observe(in: center, coalescing: .within(0.5).trailingOnly) { sender, post in
                 perSender.append("\(sender?.name ?? "-"):\(post.value)")
             },
-            ProbeReading.observe(in: center, coalescing: .within(0.5).acrossSenders) { sender, post in
+            ProbeReading.observe(in: center, coalescing: .within(0.5).trailingOnly.acrossSenders) { sender, post in
                 across.append("\(sender?.name ?? "-"):\(post.value)")
             },
         ]
@@ -155,7 +184,9 @@ final class Probe: Sendable {
         let center = NotificationCenter()
         let calls = Counter()
         let released = Signal()
-        let observation = observeTracked(on: target, in: center, coalescing: .within(1_000)) { _ in calls.increment() }
+        let observation = observeTracked(on: target, in: center, coalescing: .within(1_000).trailingOnly) { _ in
+            calls.increment()
+        }
         let waiting = Task {
             try await awaitDelivery { Tracked(0) { released.fire() }.post(in: center) }
         }
@@ -171,7 +202,7 @@ final class Probe: Sendable {
         let calls = Counter()
         let ownerGone = Signal()
         var owner: CallbackOwner? = CallbackOwner { ownerGone.fire() }
-        let observation = Tracked.observe(for: owner!, in: center, coalescing: .within(0.2)) { _, _ in
+        let observation = Tracked.observe(for: owner!, in: center, coalescing: .within(0.2).trailingOnly) { _, _ in
             calls.increment()
         }
         try await awaitDelivery {
@@ -190,7 +221,7 @@ final class Probe: Sendable {
         let center = NotificationCenter()
         let released = Signal()
         var owner: Sender? = Sender()
-        let observation = Tracked.observe(for: owner!, in: center, coalescing: .within(1_000)) { _, _ in }
+        let observation = Tracked.observe(for: owner!, in: center, coalescing: .within(1_000).trailingOnly) { _, _ in }
         owner = nil
         #expect(
             await finishes(within: 10) {
@@ -207,7 +238,7 @@ final class Probe: Sendable {
         let center = NotificationCenter()
         let received = Recorded<Int>()
         LatestCount(count: 1).post(in: center)
-        let token = LatestCount.observe(in: center, coalescing: .within(0.5)) { received.append($0.count) }
+        let token = LatestCount.observe(in: center, coalescing: .within(0.5).trailingOnly) { received.append($0.count) }
         #expect(received.values == [1])
         try await awaitDelivery { for count in 2...4 { LatestCount(count: count).post(in: center) } }
         #expect(received.values == [1, 4])
@@ -225,14 +256,14 @@ final class Probe: Sendable {
         do {
             let observed = NotificationCenter()
             center.object = observed
-            token = Tracked.observe(in: observed, coalescing: .within(1_000)) { _ in calls.increment() }
+            token = Tracked.observe(in: observed, coalescing: .within(1_000).trailingOnly) { _ in calls.increment() }
             Tracked(0).post(in: observed)
         }
         #expect(center.object == nil, "the burst kept its center alive")
         do {
             let observed = NotificationCenter()
             let capture = Tracked.Box { mergeReleased.fire() }
-            let merging = NotificationCoalescing<Tracked>.within(1_000).merging { earlier, later in
+            let merging = NotificationCoalescing<Tracked>.within(1_000).trailingOnly.merging { earlier, later in
                 withExtendedLifetime(capture) { later }
             }
             let merged = Tracked.observe(in: observed, coalescing: merging) { _ in calls.increment() }
@@ -291,7 +322,8 @@ final class Probe: Sendable {
             if coalescedStarted.wait(timeout: .now() + 0.5) == .success { log.append("coalesced ran meanwhile") }
             log.append("plain ends")
         }
-        let coalesced = Tracked.observe(in: center, delivery: .async(on: queue), coalescing: .within(0.01)) { _ in
+        let coalesced = Tracked.observe(in: center, delivery: .async(on: queue), coalescing: .within(0.01).trailingOnly)
+        { _ in
             log.append("coalesced")
             coalescedStarted.signal()
         }
@@ -329,7 +361,7 @@ final class Probe: Sendable {
     @Test func whatAHandlerPostsDuringABurstsDeliveryJoinsTheWait() async throws {
         let center = NotificationCenter()
         let received = Recorded<Int>()
-        let token = Tracked.observe(in: center, coalescing: .within(0.05)) { tracked in
+        let token = Tracked.observe(in: center, coalescing: .within(0.05).trailingOnly) { tracked in
             received.append(tracked.index)
             if tracked.index == 0 { Tracked(1).post(in: center) }
         }

@@ -76,7 +76,7 @@ import TypedNotificationsTestSupport
 
     actor BurstPoster {
         func post(in center: NotificationCenter) {
-            Tracked(0).post(in: center, coalescing: .within(5))
+            Tracked(0).post(in: center, coalescing: .within(5).trailingOnly)
         }
     }
 

@@ -3,10 +3,17 @@ import Foundation
 /// Coalesced bursts in progress (``NotificationCoalescing``), in one table: the posters' (``posters``, one burst per
 /// type, center and sender, unless spanning senders), delivered by posting the burst; or one observation's (its
 /// `coalescing:` option, one burst per sender), made with it and delivered to it alone, and closed when it ends, which
-/// drops its bursts. A post joins its key's burst, or starts one and schedules its end. A key's bursts are delivered
-/// one after another: while one is delivered, posts gather in the next, whose end is scheduled only once that delivery
-/// is done, so no observer gets an older burst after a newer one. Only bookkeeping runs under the lock: posting,
-/// merging (user code) and releasing replaced payloads happen outside it.
+/// drops its bursts. A post joins its key's burst, or starts one and schedules its end; a throttle's first post of a
+/// quiet period is delivered at once instead, and opens a window (an empty burst) that later posts join.
+///
+/// **One delivery at a time per key.** While a key's delivery is not done, posts gather in the key's next burst, whose
+/// end is scheduled only once that delivery is done; so no observer gets an older burst after a newer one, and at most
+/// one delivery of a key waits anywhere. "Done" is where the table's deliveries wait: an observation's table counts
+/// its delivery done once its handler has run or the delivery was dropped (a ``DeliveryDone`` that the queued
+/// delivery holds, released then, as `awaitDelivery`'s waits are), so a busy queue or a slow `async` handler collects
+/// the posts of many windows into the one burst it gets when free; the posters' table once the post has returned.
+///
+/// Only bookkeeping runs under the lock: posting, merging (user code) and releasing replaced payloads happen outside it.
 final class Coalescer: Sendable {
     struct Key: Hashable {
         let subject: ObjectIdentifier
@@ -25,20 +32,24 @@ final class Coalescer: Sendable {
     /// the burst's end once taken out.
     final class Burst: @unchecked Sendable {
         var sender: AnyObject?
-        /// The latest payload, or with a merge, every payload in post order.
+        /// The latest payload, or with a merge, every payload in post order; empty for a throttle's window that no
+        /// post has joined yet.
         var payloads: [Any]
         let keepsAll: Bool
         /// The actor whose next turn ends the burst; `nil` for the global executor. If it is gone by then, the burst
         /// ends on the global executor.
         let context: WeakActor?
-        /// The diagnostics scope of the post that began the burst: its delivery reports there.
-        let scope: NotificationDiagnostics.Scope? = NotificationDiagnostics.queuedScope
+        /// The diagnostics scope of the post that began the burst (the first to join a window): its delivery reports
+        /// there. Under the lock.
+        var scope: NotificationDiagnostics.Scope?
         /// Those of the posts made inside `awaitDelivery` that joined the burst: their wait lasts until the burst's
         /// deliveries are done. Under the coalescer's lock.
         var pending: [PendingDeliveries] = []
         let delay: TimeInterval
+        /// Whether a delivery of this key opens a window in which later posts gather (a throttle, `within(_:)`).
+        let opensWindows: Bool
         /// For a burst that ends after a pause (``NotificationCoalescing/afterPause(_:)``): when its latest post came,
-        /// in uptime nanoseconds; `nil` for a burst that ends `delay` after its first post. Under the lock.
+        /// in uptime nanoseconds; `nil` for a burst that ends `delay` after it is scheduled. Under the lock.
         var latestPost: UInt64?
         /// Ends the burst: takes its payloads and delivers them (generic over the type, which the slot does not know).
         /// `nil` once an observation that ended dropped the burst (``Coalescer/close()``), so that nothing it captures
@@ -49,20 +60,31 @@ final class Coalescer: Sendable {
 
         init(
             sender: AnyObject?,
-            payload: Any,
+            payloads: [Any],
             keepsAll: Bool,
             context: WeakActor?,
             delay: TimeInterval,
+            opensWindows: Bool,
             restartsOnPost: Bool,
             end: @escaping @Sendable (Coalescer, Burst, isolated (any Actor)?) -> Void
         ) {
             self.sender = sender
-            payloads = [payload]
+            self.payloads = payloads
             self.keepsAll = keepsAll
             self.context = context
             self.delay = delay
+            self.opensWindows = opensWindows
+            scope = payloads.isEmpty ? nil : NotificationDiagnostics.queuedScope
             latestPost = restartsOnPost ? DispatchTime.now().uptimeNanoseconds : nil
             self.end = end
+        }
+
+        /// A window of the same key, that no post has joined yet: the next burst after a throttle's delivery.
+        func emptyWindow() -> Burst? {
+            guard let end else { return nil }
+            return Burst(
+                sender: nil, payloads: [], keepsAll: keepsAll, context: context, delay: delay,
+                opensWindows: opensWindows, restartsOnPost: false, end: end)
         }
 
         /// How long the burst still lasts once its timer fired: for one that ends after a pause, what is left of the
@@ -76,6 +98,7 @@ final class Coalescer: Sendable {
         /// Adds a post; returns what it replaced, for the caller to release outside the lock.
         func add(_ payload: Any, from sender: AnyObject?) -> (payloads: [Any], sender: AnyObject?) {
             var replaced: (payloads: [Any], sender: AnyObject?) = ([], self.sender)
+            if payloads.isEmpty { scope = NotificationDiagnostics.queuedScope }
             if keepsAll {
                 payloads.append(payload)
             } else {
@@ -88,19 +111,45 @@ final class Coalescer: Sendable {
         }
     }
 
-    /// A key's bursts: the one gathering posts, and whether an earlier one is being delivered.
+    /// A key's bursts: the one gathering posts, and whether a delivery of the key is not done yet.
     struct Slot {
         var gathering: Burst?
         var isDelivering = false
     }
 
+    /// Held by a delivery of an observation's table until its handler has run or it was dropped (through the
+    /// ``PendingDeliveries`` it was queued with); its release lets the key's next burst be scheduled. Immutable.
+    final class DeliveryDone: Sendable {
+        private let coalescer: Coalescer
+        private let key: Key
+        /// For a throttle's delivery: its key's next window, if no post gathers meanwhile.
+        private let window: Burst?
+
+        fileprivate init(_ coalescer: Coalescer, key: Key, window: Burst?) {
+            self.coalescer = coalescer
+            self.key = key
+            self.window = window
+        }
+
+        deinit {
+            coalescer.finishDelivery(of: key, opening: window)
+        }
+    }
+
     /// The table's bursts by key; `nil` once closed (its observation ended: it takes no more posts).
     private let slots = Locked<[Key: Slot]?>([:])
+    /// Whether a delivery is done only once its handlers have run (an observation's table), or once it returns.
+    private let pacesByDelivery: Bool
+
+    init(pacesByDelivery: Bool) {
+        self.pacesByDelivery = pacesByDelivery
+    }
 
     /// The posters' table, for the process.
-    static let posters = Coalescer()
+    static let posters = Coalescer(pacesByDelivery: false)
 
     /// Adds a coalesced post to its key's burst in ``posters``, or starts one; the burst's end posts it on `center`.
+    /// A throttle's first post of a quiet period is posted now.
     static func post<Event: Notifiable>(
         _ payload: Event.Payload,
         as subject: Event.Type,
@@ -111,16 +160,23 @@ final class Coalescer: Sendable {
     ) {
         // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
         let context = endContext(of: PendingDeliveries.isolation(of: isolation))
-        posters.gather(
+        let lead = posters.gather(
             payload, of: subject, from: sender, in: ObjectIdentifier(center), coalescing: coalescing, context: context
         ) {
             payload, sender, context in
             center.deliver(payload, as: subject, from: sender, isolation: context)
         }
+        guard let lead else { return }
+        center.deliver(payload, as: subject, from: sender, isolation: isolation)
+        withExtendedLifetime(lead) {}  // released here: the post is done, and its window starts
     }
 
-    /// Adds `payload` to its key's burst, or starts one and schedules its end (unless the key's last is delivering),
-    /// which calls `deliver` with the burst's payload and sender on `context`. A closed table drops it.
+    /// Adds `payload` to its key's burst, or starts one and schedules its end (unless the key's last delivery is not
+    /// done), which calls `deliver` with the burst's payload and sender on `context`. A closed table drops it.
+    ///
+    /// Returns a ``DeliveryDone`` when the caller must deliver `payload` now, as a throttle's first post of a quiet
+    /// period: the caller holds it until that delivery is done (for an observation's table, the queued delivery
+    /// holds it), and later posts gather in the window it opened meanwhile.
     func gather<Event: Notifiable>(
         _ payload: Event.Payload,
         of subject: Event.Type,
@@ -129,7 +185,7 @@ final class Coalescer: Sendable {
         coalescing: NotificationCoalescing<Event.Payload>,
         context: (any Actor)?,
         deliver: @escaping @Sendable (Event.Payload, AnyObject?, isolated (any Actor)?) -> Void
-    ) {
+    ) -> DeliveryDone? {
         let key = Key(
             subject: ObjectIdentifier(subject),
             center: center,
@@ -143,33 +199,44 @@ final class Coalescer: Sendable {
             case .afterPause(let seconds): (seconds, true)
             }
         let merge = coalescing.merge
+        let leads = coalescing.leads
         let context = context.map(WeakActor.init)
-        let pending = PendingDeliveries.current
-        let (scheduled, replaced): (Burst?, (payloads: [Any], sender: AnyObject?)?) = slots.withLock { slots in
+        let pending = PendingDeliveries.current?.waitsOnly
+        typealias Gathered = (scheduled: Burst?, lead: DeliveryDone?, replaced: (payloads: [Any], sender: AnyObject?)?)
+        let gathered: Gathered = slots.withLock { slots in
             // Its observation has ended: the post is dropped, released with what a burst would replace.
-            guard slots != nil else { return (nil, ([payload], sender)) }
+            guard slots != nil else { return (nil, nil, ([payload], sender)) }
             if let burst = slots?[key]?.gathering {
                 // Once per wait: the posts of one `awaitDelivery` that join a burst hold it once.
                 if let pending, !burst.pending.contains(where: { $0 === pending }) { burst.pending.append(pending) }
-                return (nil, burst.add(payload, from: sender))
+                return (nil, nil, burst.add(payload, from: sender))
             }
+            let isQuiet = slots?[key] == nil
             let burst = Burst(
-                sender: sender,
-                payload: payload,
+                sender: isQuiet && leads ? nil : sender,
+                payloads: isQuiet && leads ? [] : [payload],
                 keepsAll: merge != nil,
                 context: context,
                 delay: delay,
+                opensWindows: leads,
                 restartsOnPost: restartsOnPost,
                 end: { coalescer, burst, context in
                     coalescer.deliver(burst, key: key, as: subject, merge: merge, on: context, through: deliver)
                 }
             )
+            if isQuiet && leads {
+                // The first post of a quiet period goes now; the window it opens gathers what follows, and its timer
+                // starts when this delivery is done.
+                slots?[key] = Slot(gathering: burst, isDelivering: true)
+                return (nil, DeliveryDone(self, key: key, window: nil), nil)
+            }
             if let pending { burst.pending.append(pending) }
             slots?[key, default: Slot()].gathering = burst
-            return (slots?[key]?.isDelivering == true ? nil : burst, nil)
+            return (slots?[key]?.isDelivering == true ? nil : burst, nil, nil)
         }
-        withExtendedLifetime(replaced) {}  // released here, outside the lock: it may hold the last reference
-        if let scheduled { schedule(scheduled) }
+        withExtendedLifetime(gathered.replaced) {}  // released here, outside the lock: it may hold the last reference
+        if let scheduled = gathered.scheduled { schedule(scheduled) }
+        return gathered.lead
     }
 
     /// Closes an observation's table as the observation ends: the bursts it was gathering are dropped, so that their
@@ -222,12 +289,13 @@ final class Coalescer: Sendable {
     }
 
     private func end(_ burst: Burst, on context: isolated (any Actor)?) {
-        guard let end = slots.withLock({ _ in burst.end }) else { return }
-        NotificationDiagnostics.reporting(to: burst.scope) { end(self, burst, context) }
+        guard let (end, scope) = slots.withLock({ _ in burst.end.map { ($0, burst.scope) } }) else { return }
+        NotificationDiagnostics.reporting(to: scope) { end(self, burst, context) }
     }
 
-    /// Ends `burst`: delivers its payloads (merged if asked) on `context`, then schedules the key's next burst, if
-    /// any. A burst that an ended observation dropped (``close()``) delivers nothing.
+    /// Ends `burst`: delivers its payloads (merged if asked) on `context`; once that delivery is done, the key's next
+    /// burst is scheduled (``finishDelivery(of:opening:)``). A burst that an ended observation dropped (``close()``)
+    /// delivers nothing, and a throttle's window that no post joined ends the key's throttling.
     private func deliver<Event: Notifiable>(
         _ burst: Burst,
         key: Key,
@@ -236,36 +304,49 @@ final class Coalescer: Sendable {
         on context: isolated (any Actor)?,
         through send: @Sendable (Event.Payload, AnyObject?, isolated (any Actor)?) -> Void
     ) {
-        let taken: ([Any], AnyObject?, [PendingDeliveries])? = slots.withLock { slots in
+        let taken: ([Any], AnyObject?, [PendingDeliveries], Burst?)? = slots.withLock { slots in
             guard slots?[key]?.gathering === burst else { return nil }
             slots?[key]?.gathering = nil
             slots?[key]?.isDelivering = true
             defer { (burst.payloads, burst.sender, burst.pending, burst.timer) = ([], nil, [], nil) }
-            return (burst.payloads, burst.sender, burst.pending)
+            let window = burst.opensWindows && !burst.payloads.isEmpty ? burst.emptyWindow() : nil
+            return (burst.payloads, burst.sender, burst.pending, window)
         }
-        guard let (payloads, sender, joined) = taken else { return }
+        guard let (payloads, sender, joined, window) = taken else { return }
         // Safe: a burst holds only payloads of its key's type.
         let typed = payloads.map { $0 as! Event.Payload }
-        if var payload = typed.last {
-            if let merge {
-                payload = typed[0]
-                for later in typed.dropFirst() { payload = merge(payload, later) }
-            }
-            if joined.isEmpty {
-                send(payload, sender, context)
-            } else {
-                // The burst's deliveries hold the waits of the posts it joined.
-                let pending = PendingDeliveries(joining: joined)
-                PendingDeliveries.collecting(into: pending) { send(payload, sender, context) }
-            }
+        guard var payload = typed.last else { return finishDelivery(of: key, opening: nil) }
+        if let merge {
+            payload = typed[0]
+            for later in typed.dropFirst() { payload = merge(payload, later) }
         }
+        if pacesByDelivery {
+            // The deliveries it queues hold `DeliveryDone` (and the waits of the posts it joined) until they have run.
+            let done = PendingDeliveries(joining: joined, holding: DeliveryDone(self, key: key, window: window))
+            PendingDeliveries.collecting(into: done) { send(payload, sender, context) }
+            return
+        }
+        if joined.isEmpty {
+            send(payload, sender, context)
+        } else {
+            // The burst's deliveries hold the waits of the posts it joined.
+            let pending = PendingDeliveries(joining: joined)
+            PendingDeliveries.collecting(into: pending) { send(payload, sender, context) }
+        }
+        finishDelivery(of: key, opening: window)
+    }
+
+    /// A delivery of `key` is done: the burst that gathered meanwhile is scheduled; else, after a throttle's delivery,
+    /// `window` (empty) gathers what comes before it ends; else the key is quiet again.
+    fileprivate func finishDelivery(of key: Key, opening window: Burst?) {
         let next: Burst? = slots.withLock { slots in
-            guard let next = slots?[key]?.gathering else {
-                slots?[key] = nil
-                return nil
+            guard slots?[key] != nil else { return nil }
+            if let next = slots?[key]?.gathering ?? window {
+                slots?[key] = Slot(gathering: next, isDelivering: false)
+                return next
             }
-            slots?[key]?.isDelivering = false
-            return next
+            slots?[key] = nil
+            return nil
         }
         if let next { schedule(next) }
     }

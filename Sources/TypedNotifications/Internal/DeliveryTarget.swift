@@ -166,7 +166,7 @@ final class DeliveryTarget: Sendable {
         for observer in subscriptions where observer.target === self && !observer.hasEnded(cancellationsSeen: count) {
             if observer.queueing == .burst {
                 // It gathers the post into its own bursts first, whose end queues one delivery here.
-                observer.gather(boxed, from: sender, isolation: isolation, cancellationsSeen: count)
+                if let entry = observer.gather(boxed, from: sender, isolation: isolation) { entries.append(entry) }
                 continue
             }
             guard observer.accepts(sender) else { continue }

@@ -14,6 +14,9 @@ final class PendingDeliveries: Sendable {
     private let waiter: DeliveryWaiter?
     /// Those of the posts a coalesced burst joined, held until the burst's own deliveries let go.
     private let joined: [PendingDeliveries]
+    /// What else the deliveries hold until they are done: for an observer's coalesced delivery, the
+    /// ``Coalescer/DeliveryDone`` whose release lets the observer's next burst be scheduled.
+    private let held: (any AnyObject & Sendable)?
     /// The task awaiting the posts. Inside an `async` handler it is that handler's task, whose queue runs only after
     /// the handler returns: deliveries queued there are not waited for (``attached(excludingDrainOf:)``). If the task
     /// has ended (its wait was cancelled), a new task at its address can only drop deliveries from a wait already over.
@@ -27,16 +30,32 @@ final class PendingDeliveries: Sendable {
     init(waiter: DeliveryWaiter, isolation: (any Actor)?) {
         self.waiter = waiter
         joined = []
+        held = nil
         awaitingTask = .current
         self.isolation = isolation
     }
 
-    /// For a coalesced burst's delivery: the waits of the posts it joined.
-    init(joining joined: [PendingDeliveries]) {
+    /// For a coalesced burst's delivery: the waits of the posts it joined, and what else it holds until it is done.
+    init(joining joined: [PendingDeliveries], holding held: (any AnyObject & Sendable)? = nil) {
         waiter = nil
         self.joined = joined
+        self.held = held
         awaitingTask = nil
         isolation = nil
+    }
+
+    /// These waits without what a delivery holds until it is done (``held``): what a burst keeps of the posts that
+    /// join it. A post made during an observer's coalesced delivery may join that observer's next burst, which is
+    /// scheduled only once the delivery is done: holding the delivery's ``Coalescer/DeliveryDone`` there would wait
+    /// for itself.
+    var waitsOnly: PendingDeliveries {
+        guard holdsDeliveries else { return self }
+        return PendingDeliveries(joining: joined.map(\.waitsOnly))
+    }
+
+    /// Whether these waits, or those they joined, hold what a delivery holds until it is done.
+    private var holdsDeliveries: Bool {
+        held != nil || joined.contains { $0.holdsDeliveries }
     }
 
     /// The actor a post made now on this thread runs on, for a post inside ``awaitDelivery(isolation:_:)`` that the
@@ -75,7 +94,7 @@ final class PendingDeliveries: Sendable {
         }
         let kept = joined.filter { $0.attached(excludingDrainOf: queue) != nil }
         if kept.count == joined.count { return self }
-        return kept.isEmpty ? nil : PendingDeliveries(joining: kept)
+        return kept.isEmpty && held == nil ? nil : PendingDeliveries(joining: kept, holding: held)
     }
 
     /// Runs `body` with the posts it makes on this thread reporting to `pending`, which the caller keeps alive.

@@ -55,6 +55,9 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         let coalescing: NotificationCoalescing<Event.Payload>?
         /// This observation's own table of bursts, closed when it ends; `nil` without coalescing.
         let bursts: Coalescer?
+        /// For a coalescing observer whose owner loads only on the main actor: set while a check of the owner waits on
+        /// its target (``Subscription/coalesce(_:from:isolation:)``), so that posts queue one check at a time.
+        let ownerCheckQueued: AtomicWord?
 
         @usableFromInline
         init(
@@ -69,7 +72,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             self.condition = condition
             self.onDecodingFailure = onDecodingFailure
             self.coalescing = coalescing
-            bursts = coalescing == nil ? nil : Coalescer()
+            bursts = coalescing == nil ? nil : Coalescer(pacesByDelivery: true)
+            ownerCheckQueued = coalescing == nil || owner == nil ? nil : AtomicWord.make()
         }
     }
 
@@ -116,7 +120,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 
     /// The owner, loaded (see "Weak loads" in ``AnySubscription``); `.some(nil)` for an observation without one, and
     /// `nil` once an owner-bound observation's owner is gone.
-    private func loadOwner() -> AnyObject?? {
+    func loadOwner() -> AnyObject?? {
         guard isOwnerBound, let rest else { return .some(nil) }
         guard let owner = rest.owner else { return nil }
         #if DEBUG
@@ -175,11 +179,13 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { cancel() }
             return
         }
-        if let rest, let coalescing = rest.coalescing, let bursts = rest.bursts {
-            // An owner found dead ends the observation now (where it may be loaded here), as for the others; the
-            // condition, and a main-actor owner, are checked when the burst is delivered, where the handler runs.
-            if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { return cancel() }
-            return gather(payload, from: postSender, isolation: isolation, coalescing: coalescing, into: bursts)
+        if rest?.coalescing != nil {
+            // Without a target: on the posting thread, or its own queue. A throttle's first post goes now.
+            guard case .leads(let done) = coalesce(payload, from: postSender, isolation: isolation) else { return }
+            let pending = PendingDeliveries(joining: PendingDeliveries.current.map { [$0] } ?? [], holding: done)
+            return PendingDeliveries.collecting(into: pending) {
+                deliverBurst(payload, from: postSender, on: isolation)
+            }
         }
         if case .queued(let queue) = rest?.handler {
             // The queue's task makes the checks; an owner found dead ends the observation now.
@@ -233,13 +239,30 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     }
 
     override func gather(
-        _ payload: Any, from postSender: AnyObject?, isolation: (any Actor)?, cancellationsSeen count: UInt64
-    ) {
+        _ payload: Any, from postSender: AnyObject?, isolation: (any Actor)?
+    ) -> DeliveryTarget.Entry? {
         // Safe: `dispatch` boxes a post of this subscription's channel, whose `Event` it observes.
-        deliverOther(payload as! Payload, from: postSender, isolation: isolation, cancellationsSeen: count)
+        let typed = payload as! Payload
+        guard accepts(postSender) else {
+            // Any post ends an observation whose owner is gone, whoever sent it.
+            if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { cancel() }
+            return nil
+        }
+        let pending = PendingDeliveries.current
+        switch coalesce(typed, from: postSender, isolation: isolation) {
+        case .gathered:
+            return nil
+        case .leads(let done):
+            return DeliveryTarget.Entry(
+                subscription: self, payload: payload, sender: takesSender ? postSender : nil,
+                pending: PendingDeliveries(joining: pending.map { [$0] } ?? [], holding: done))
+        case .checksOwner:
+            return DeliveryTarget.Entry(subscription: self, payload: OwnerCheck(), sender: nil, pending: pending)
+        }
     }
 
     override func runQueued(_ payload: Any, sender: AnyObject?) {
+        if queueing == .burst, payload is OwnerCheck { return checkOwner() }
         // Safe: the target queued a `Payload` for this subscription (see `DeliveryTarget.dispatch`).
         let payload = payload as! Payload
         guard let owner = admissionOnTarget(of: payload) else { return }

@@ -35,7 +35,7 @@ actor ActorPoster {
 
     func postCoalesced(in center: NotificationCenter) {
         QueuedHandlerContextTests.Context.$tag.withValue("burst-poster") {
-            Tracked(7).post(in: center, coalescing: .within(0.3), isolation: self)
+            Tracked(7).post(in: center, coalescing: .within(0.3).trailingOnly, isolation: self)
         }
     }
 }
