@@ -32,7 +32,7 @@ package enum SystemGeometry {
 
     /// `value` as a `CGRect`: a `CGRect`, or an `NSValue` holding one; `nil` for anything else, an `NSValue` holding
     /// another type included.
-    static func rect(_ value: Any) -> CGRect? {
+    package static func rect(_ value: Any) -> CGRect? {
         if let rect = value as? CGRect { return rect }
         #if canImport(Darwin)
         return nil
