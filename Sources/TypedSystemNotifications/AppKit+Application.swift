@@ -14,7 +14,7 @@ public import TypedNotifications
 /// (`NSApplicationDidBecomeActiveNotification`) and public code that observes the string value.
 ///
 /// ```swift
-/// let token = AppKitApplicationDidBecomeActive.observeOnMainActor { _ in print("the mac app became active") }
+/// let token = AppKitApplicationDidBecomeActive.observeOnMainActor { _ in print("active") }
 /// ```
 public struct AppKitApplicationDidBecomeActive: Notifiable, Hashable, Sendable {
     /// The notification, which carries nothing.
@@ -37,7 +37,7 @@ public struct AppKitApplicationDidBecomeActive: Notifiable, Hashable, Sendable {
 /// (`NSApplicationDidResignActiveNotification`) and public code that observes the string value.
 ///
 /// ```swift
-/// let token = AppKitApplicationDidResignActive.observeOnMainActor { _ in print("the mac app stopped being active") }
+/// let token = AppKitApplicationDidResignActive.observeOnMainActor { _ in print("inactive") }
 /// ```
 public struct AppKitApplicationDidResignActive: Notifiable, Hashable, Sendable {
     /// The notification, which carries nothing.
@@ -60,7 +60,7 @@ public struct AppKitApplicationDidResignActive: Notifiable, Hashable, Sendable {
 /// (`NSApplicationWillTerminateNotification`) and public code that observes the string value.
 ///
 /// ```swift
-/// let token = AppKitApplicationWillTerminate.observeOnMainActor { _ in print("the mac app is about to terminate") }
+/// let token = AppKitApplicationWillTerminate.observeOnMainActor { _ in print("terminating") }
 /// ```
 public struct AppKitApplicationWillTerminate: Notifiable, Hashable, Sendable {
     /// The notification, which carries nothing.

@@ -19,7 +19,7 @@ public import TypedNotifications
 ///     private(set) var category = ""
 ///     init() {
 ///         ContentSizeCategoryDidChange.observeOnMainActor(for: self) { model, change in
-///             model.category = change.newCategory  // `UIContentSizeCategory(rawValue: change.newCategory)` in UIKit
+///             model.category = change.newCategory  // UIKit: `UIContentSizeCategory(rawValue:)`
 ///         }
 ///     }
 /// }

@@ -1941,21 +1941,21 @@ enum Accessibility_InvertColorsStatusDidChange_1 {
 
 enum AppKit_Application_AppKitApplicationDidBecomeActive_1 {
     static func example() async throws {
-        let token = AppKitApplicationDidBecomeActive.observeOnMainActor { _ in print("the mac app became active") }
+        let token = AppKitApplicationDidBecomeActive.observeOnMainActor { _ in print("active") }
         _ = token
     }
 }
 
 enum AppKit_Application_AppKitApplicationDidResignActive_1 {
     static func example() async throws {
-        let token = AppKitApplicationDidResignActive.observeOnMainActor { _ in print("the mac app stopped being active") }
+        let token = AppKitApplicationDidResignActive.observeOnMainActor { _ in print("inactive") }
         _ = token
     }
 }
 
 enum AppKit_Application_AppKitApplicationWillTerminate_1 {
     static func example() async throws {
-        let token = AppKitApplicationWillTerminate.observeOnMainActor { _ in print("the mac app is about to terminate") }
+        let token = AppKitApplicationWillTerminate.observeOnMainActor { _ in print("terminating") }
         _ = token
     }
 }
@@ -2140,7 +2140,7 @@ enum ContentSizeCategory_ContentSizeCategoryDidChange_1 {
             private(set) var category = ""
             init() {
                 ContentSizeCategoryDidChange.observeOnMainActor(for: self) { model, change in
-                    model.category = change.newCategory  // `UIContentSizeCategory(rawValue: change.newCategory)` in UIKit
+                    model.category = change.newCategory  // UIKit: `UIContentSizeCategory(rawValue:)`
                 }
             }
         }
