@@ -74,12 +74,14 @@ struct WorkspaceNotification: Sendable, CustomTestStringConvertible {
         }
         let none = Notification(name: workspace.name, object: nil, userInfo: nil)
         #expect(throws: NotificationDecodingError.missingUserInfo) { try workspace.decode(none) }
-        let value = Notification(name: workspace.name, object: nil, userInfo: ["NSWorkspaceApplicationKey": 42])
-        #expect {
-            try workspace.decode(value)
-        } throws: { error in
-            guard case .typeMismatch(let key, _, _) = error as? NotificationDecodingError else { return false }
-            return key == "NSWorkspaceApplicationKey"
+        for value in [42 as Any, NSNumber(value: 42), NSString(string: "Dock"), NSArray(array: [])] {
+            let posted = Notification(name: workspace.name, object: nil, userInfo: ["NSWorkspaceApplicationKey": value])
+            #expect {
+                try workspace.decode(posted)
+            } throws: { error in
+                guard case .typeMismatch(let key, _, _) = error as? NotificationDecodingError else { return false }
+                return key == "NSWorkspaceApplicationKey"
+            }
         }
     }
 

@@ -83,9 +83,14 @@ enum SystemValue {
         SystemGeometry.rect(value)
     }
 
-    /// An object: a class instance, which Objective-C hands over as it is.
+    /// An object: a class instance, which Objective-C hands over as it is; not a Foundation value (a number, a string,
+    /// a collection, an `NSValue`, `NSNull`), which on Apple platforms is a class instance too once it has crossed into
+    /// Objective-C.
     static func object(_ value: Any) -> AnyObject? {
         guard type(of: value) is AnyClass else { return nil }
-        return value as AnyObject
+        let isFoundationValue =
+            value is NSNumber || value is NSString || value is NSValue || value is NSArray || value is NSDictionary
+            || value is NSSet || value is NSNull
+        return isFoundationValue ? nil : value as AnyObject
     }
 }
