@@ -9,6 +9,9 @@ let package = Package(
     products: [
         .library(name: "TypedNotifications", targets: ["TypedNotifications"]),
         .library(name: "TypedNotificationsTesting", targets: ["TypedNotificationsTesting"]),
+        // The system's notifications (UIKit, AppKit, Foundation) as `Notifiable` types: a product of its own, so that an
+        // app that posts only its own notifications links none of it.
+        .library(name: "TypedSystemNotifications", targets: ["TypedSystemNotifications"]),
     ],
     targets: [
         .target(name: "TypedNotifications", dependencies: ["CTypedNotificationsRuntime"]),
@@ -16,6 +19,10 @@ let package = Package(
         .target(name: "CTypedNotificationsRuntime"),
         .target(
             name: "TypedNotificationsTesting",
+            dependencies: ["TypedNotifications"]
+        ),
+        .target(
+            name: "TypedSystemNotifications",
             dependencies: ["TypedNotifications"]
         ),
         // An executable target only, not a product: `swift run TypedNotificationsDemo` runs it here, and packages
@@ -43,11 +50,15 @@ let package = Package(
             name: "TypedNotificationsTestingTests",
             dependencies: ["TypedNotifications", "TypedNotificationsTesting", "TypedNotificationsTestSupport"]
         ),
+        .testTarget(
+            name: "TypedSystemNotificationsTests",
+            dependencies: ["TypedNotifications", "TypedSystemNotifications", "TypedNotificationsTestSupport"]
+        ),
         // Compiles every ```swift block of the doc comments in Sources/, copied into a generated file, and checks that the
         // file is up to date: see Tests/TypedNotificationsDocCommentTests/DocCommentExamplesTests.swift.
         .testTarget(
             name: "TypedNotificationsDocCommentTests",
-            dependencies: ["TypedNotifications", "TypedNotificationsTesting"]
+            dependencies: ["TypedNotifications", "TypedNotificationsTesting", "TypedSystemNotifications"]
         ),
     ],
     swiftLanguageModes: [.v6]

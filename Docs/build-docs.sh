@@ -10,6 +10,8 @@
 #   .build-docs/TypedNotifications.doccarchive
 #   .build-docs/testing-symbol-graph-build/, .build-docs/testing-symbol-graphs/, and
 #   .build-docs/TypedNotificationsTesting.doccarchive: the same for the testing kit
+#   .build-docs/system-symbol-graph-build/, .build-docs/system-symbol-graphs/, and
+#   .build-docs/TypedSystemNotifications.doccarchive: the same for the system notifications, with their catalog
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -88,3 +90,27 @@ echo "=== Testing kit: DocC"
     --output-path "$testing_output" \
     --warnings-as-errors
 echo "=== Documentation archive: $testing_output"
+
+# The system notifications' doc comments and their catalog (Docs/TypedSystemNotifications.docc), built the same way.
+# As for the testing kit, the main module's symbols are written as code, not as symbol links.
+system_build="$scratch/system-symbol-graph-build"
+system_graphs="$scratch/system-symbol-graphs"
+system_output="$scratch/TypedSystemNotifications.doccarchive"
+rm -rf "$system_build" "$system_graphs" "$system_output"
+mkdir -p "$system_graphs"
+echo "=== System notifications: symbol graphs"
+swift build --scratch-path "$system_build" --target TypedSystemNotifications \
+    -Xswiftc -emit-symbol-graph \
+    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$system_graphs" \
+    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public \
+    -Xswiftc -emit-extension-block-symbols
+find "$system_graphs" -name '*.symbols.json' ! -name 'TypedSystemNotifications.symbols.json' \
+    ! -name 'TypedSystemNotifications@*.symbols.json' -delete
+echo "=== System notifications: DocC"
+"${docc[@]}" convert Docs/TypedSystemNotifications.docc \
+    --additional-symbol-graph-dir "$system_graphs" \
+    --fallback-display-name TypedSystemNotifications \
+    --fallback-bundle-identifier org.typednotifications.TypedSystemNotifications \
+    --output-path "$system_output" \
+    --warnings-as-errors
+echo "=== Documentation archive: $system_output"

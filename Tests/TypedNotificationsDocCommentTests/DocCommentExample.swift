@@ -31,11 +31,15 @@ struct DocCommentExample {
 // MARK: - Extraction
 
 extension DocCommentExample {
-    /// The folder of the DocC catalog, relative to the package root.
+    /// The folder of the main module's DocC catalog, relative to the package root.
     static let catalog = "Docs/TypedNotifications.docc"
 
+    /// The folders of every DocC catalog whose articles' blocks are compiled: the main module's, then the system
+    /// notifications'.
+    static let catalogs = [catalog, "Docs/TypedSystemNotifications.docc"]
+
     /// The examples of every `.swift` file under `Sources/` in the package at `root`, ordered by path and line, then
-    /// those of the DocC catalog's articles, ordered by path, then those of `README.md`.
+    /// those of the DocC catalogs' articles, catalog by catalog, ordered by path, then those of `README.md`.
     static func all(inPackageAt root: URL) throws -> [DocCommentExample] {
         let sources = root.appendingPathComponent("Sources")
         let files = (FileManager.default.subpaths(atPath: sources.path) ?? []).filter { $0.hasSuffix(".swift") }
@@ -43,12 +47,14 @@ extension DocCommentExample {
             let source = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
             return extract(fromSource: source, path: "Sources/" + file)
         }
-        let articleFolder = root.appendingPathComponent(catalog)
-        let articles = try FileManager.default.contentsOfDirectory(atPath: articleFolder.path)
-            .filter { $0.hasSuffix(".md") }.sorted()
-        let articleExamples = try articles.flatMap { file in
-            let markdown = try String(contentsOf: articleFolder.appendingPathComponent(file), encoding: .utf8)
-            return try extract(fromMarkdown: markdown, path: catalog + "/" + file)
+        let articleExamples = try catalogs.flatMap { catalog in
+            let articleFolder = root.appendingPathComponent(catalog)
+            let articles = try FileManager.default.contentsOfDirectory(atPath: articleFolder.path)
+                .filter { $0.hasSuffix(".md") }.sorted()
+            return try articles.flatMap { file in
+                let markdown = try String(contentsOf: articleFolder.appendingPathComponent(file), encoding: .utf8)
+                return try extract(fromMarkdown: markdown, path: catalog + "/" + file)
+            }
         }
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let readmeExamples = try extract(fromMarkdown: readme, path: "README.md").map { example in

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-// Every ```swift block of the doc comments in Sources/, of the DocC articles in Docs/TypedNotifications.docc and of
+// Every ```swift block of the doc comments in Sources/, of the DocC articles in Docs/TypedNotifications.docc and
+// Docs/TypedSystemNotifications.docc, and of
 // README.md is compiled: `GeneratedDocCommentExamples.swift`, in this target, holds a copy of each in a scope of its
 // own (its header says how each is copied), except the README's, each of which is in a file of its own in
 // `GeneratedReadmeExamples/`, with only the imports it shows. An article's block that needs context, or cannot be

@@ -40,6 +40,7 @@ import TypedNotifications
 @_spi(Publisher) import TypedNotifications
 @_spi(Testing) import TypedNotifications
 import TypedNotificationsTesting
+import TypedSystemNotifications
 import XCTest
 #if canImport(Combine)
 import Combine
@@ -1891,6 +1892,544 @@ enum TypedNotificationExpectation_payloads_1 {
     }
 }
 #endif
+
+// MARK: - Sources/TypedSystemNotifications/Accessibility.swift
+
+enum Accessibility_VoiceOverStatusDidChange_1 {
+    static func example() async throws {
+        let token = VoiceOverStatusDidChange.observeOnMainActor { _ in print("restyle") }
+        _ = token
+    }
+}
+
+enum Accessibility_ReduceMotionStatusDidChange_1 {
+    static func example() async throws {
+        let token = ReduceMotionStatusDidChange.observeOnMainActor { _ in print("restyle") }
+        _ = token
+    }
+}
+
+enum Accessibility_ReduceTransparencyStatusDidChange_1 {
+    static func example() async throws {
+        let token = ReduceTransparencyStatusDidChange.observeOnMainActor { _ in print("restyle") }
+        _ = token
+    }
+}
+
+enum Accessibility_DarkerSystemColorsStatusDidChange_1 {
+    static func example() async throws {
+        let token = DarkerSystemColorsStatusDidChange.observeOnMainActor { _ in print("restyle") }
+        _ = token
+    }
+}
+
+enum Accessibility_BoldTextStatusDidChange_1 {
+    static func example() async throws {
+        let token = BoldTextStatusDidChange.observeOnMainActor { _ in print("restyle") }
+        _ = token
+    }
+}
+
+enum Accessibility_InvertColorsStatusDidChange_1 {
+    static func example() async throws {
+        let token = InvertColorsStatusDidChange.observeOnMainActor { _ in print("restyle") }
+        _ = token
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/AppKit+Application.swift
+
+enum AppKit_Application_AppKitApplicationDidBecomeActive_1 {
+    static func example() async throws {
+        let token = AppKitApplicationDidBecomeActive.observeOnMainActor { _ in print("active") }
+        _ = token
+    }
+}
+
+enum AppKit_Application_AppKitApplicationDidResignActive_1 {
+    static func example() async throws {
+        let token = AppKitApplicationDidResignActive.observeOnMainActor { _ in print("inactive") }
+        _ = token
+    }
+}
+
+enum AppKit_Application_AppKitApplicationWillTerminate_1 {
+    static func example() async throws {
+        let token = AppKitApplicationWillTerminate.observeOnMainActor { _ in print("terminating") }
+        _ = token
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/AppKit+Window.swift
+
+enum AppKit_Window_AppKitWindowDidBecomeKey_1 {
+    static func example() async throws {
+        let token = AppKitWindowDidBecomeKey.observe { window, _ in
+            if let window { print("window:", type(of: window)) }  // the `NSWindow`
+        }
+        _ = token
+    }
+}
+
+enum AppKit_Window_AppKitWindowDidResignKey_1 {
+    static func example() async throws {
+        let token = AppKitWindowDidResignKey.observe { window, _ in
+            if let window { print("window:", type(of: window)) }  // the `NSWindow`
+        }
+        _ = token
+    }
+}
+
+enum AppKit_Window_AppKitWindowDidBecomeMain_1 {
+    static func example() async throws {
+        let token = AppKitWindowDidBecomeMain.observe { window, _ in
+            if let window { print("window:", type(of: window)) }  // the `NSWindow`
+        }
+        _ = token
+    }
+}
+
+enum AppKit_Window_AppKitWindowDidResignMain_1 {
+    static func example() async throws {
+        let token = AppKitWindowDidResignMain.observe { window, _ in
+            if let window { print("window:", type(of: window)) }  // the `NSWindow`
+        }
+        _ = token
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/AppKit+Workspace.swift
+
+enum AppKit_Workspace_AppKitWorkspaceWillSleep_1 {
+    static func example() async throws {
+        // In an app: `in: NSWorkspace.shared.notificationCenter`.
+        func observe(in workspaceCenter: NotificationCenter) -> NotificationToken {
+            AppKitWorkspaceWillSleep.observe(in: workspaceCenter) { _ in print("the mac is about to sleep") }
+        }
+    }
+}
+
+enum AppKit_Workspace_AppKitWorkspaceDidWake_1 {
+    static func example() async throws {
+        // In an app: `in: NSWorkspace.shared.notificationCenter`.
+        func observe(in workspaceCenter: NotificationCenter) -> NotificationToken {
+            AppKitWorkspaceDidWake.observe(in: workspaceCenter) { _ in print("the mac woke from sleep") }
+        }
+    }
+}
+
+enum AppKit_Workspace_WorkspaceApplication_1 {
+    static func example() async throws {
+        final class Dock: Sendable {}
+        let app = WorkspaceApplication(application: Dock())  // in a test; AppKit posts an `NSRunningApplication`
+        _ = app
+    }
+}
+
+enum AppKit_Workspace_init_1 {
+    static func example() async throws {
+        final class Finder: Sendable {}
+        let launched = WorkspaceApplication(application: Finder())
+        _ = launched
+    }
+}
+
+enum AppKit_Workspace_AppKitWorkspaceDidLaunchApplication_1 {
+    static func example() async throws {
+        // In an app: `in: NSWorkspace.shared.notificationCenter`.
+        func observe(in workspaceCenter: NotificationCenter) -> NotificationToken {
+            AppKitWorkspaceDidLaunchApplication.observe(in: workspaceCenter) { app in print(app.application) }
+        }
+    }
+}
+
+enum AppKit_Workspace_AppKitWorkspaceDidTerminateApplication_1 {
+    static func example() async throws {
+        // In an app: `in: NSWorkspace.shared.notificationCenter`.
+        func observe(in workspaceCenter: NotificationCenter) -> NotificationToken {
+            AppKitWorkspaceDidTerminateApplication.observe(in: workspaceCenter) { app in print(app.application) }
+        }
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/Application.swift
+
+enum Application_ApplicationDidBecomeActive_1 {
+    static func example() async throws {
+        @MainActor final class SessionModel {
+            private(set) var refreshes = 0
+            init() {
+                ApplicationDidBecomeActive.observeOnMainActor(for: self) { model, _ in model.refreshes += 1 }
+            }
+        }
+    }
+}
+
+enum Application_ApplicationWillResignActive_1 {
+    static func example() async throws {
+        let token = ApplicationWillResignActive.observeOnMainActor { _ in print("pause the game") }
+        _ = token
+    }
+}
+
+enum Application_ApplicationDidEnterBackground_1 {
+    static func example() async throws {
+        let token = ApplicationDidEnterBackground.observeOnMainActor { _ in print("save the draft") }
+        _ = token
+    }
+}
+
+enum Application_ApplicationWillEnterForeground_1 {
+    static func example() async throws {
+        let token = ApplicationWillEnterForeground.observeOnMainActor { _ in print("refresh the feed") }
+        _ = token
+    }
+}
+
+enum Application_ApplicationWillTerminate_1 {
+    static func example() async throws {
+        let token = ApplicationWillTerminate.observe { _ in print("flush the log") }
+        _ = token
+    }
+}
+
+enum Application_ApplicationDidReceiveMemoryWarning_1 {
+    static func example() async throws {
+        final class ImageCache: Sendable {
+            func removeAll() {}
+        }
+        let cache = ImageCache()
+        ApplicationDidReceiveMemoryWarning.observe(for: cache) { cache, _ in cache.removeAll() }
+        _ = cache
+    }
+}
+
+enum Application_ApplicationSignificantTimeChange_1 {
+    static func example() async throws {
+        let token = ApplicationSignificantTimeChange.observeOnMainActor { _ in print("redraw today's agenda") }
+        _ = token
+    }
+}
+
+enum Application_ApplicationUserDidTakeScreenshot_1 {
+    static func example() async throws {
+        let token = ApplicationUserDidTakeScreenshot.observeOnMainActor { _ in print("offer to share") }
+        _ = token
+    }
+}
+
+enum Application_ApplicationProtectedDataWillBecomeUnavailable_1 {
+    static func example() async throws {
+        let token = ApplicationProtectedDataWillBecomeUnavailable.observe { _ in print("close the database") }
+        _ = token
+    }
+}
+
+enum Application_ApplicationProtectedDataDidBecomeAvailable_1 {
+    static func example() async throws {
+        let token = ApplicationProtectedDataDidBecomeAvailable.observe { _ in print("open the database") }
+        _ = token
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/ContentSizeCategory.swift
+
+enum ContentSizeCategory_ContentSizeCategoryDidChange_1 {
+    static func example() async throws {
+        @MainActor final class ArticleModel {
+            private(set) var category = ""
+            init() {
+                ContentSizeCategoryDidChange.observeOnMainActor(for: self) { model, change in
+                    model.category = change.newCategory  // UIKit: `UIContentSizeCategory(rawValue:)`
+                }
+            }
+        }
+    }
+}
+
+enum ContentSizeCategory_init_1 {
+    static func example() async throws {
+        let center = NotificationCenter()
+        ContentSizeCategoryDidChange(newCategory: "UICTContentSizeCategoryXL").post(in: center)
+        _ = center
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/Device.swift
+
+enum Device_DeviceOrientationDidChange_1 {
+    static func example() async throws {
+        let token = DeviceOrientationDidChange.observeOnMainActor { _ in print("re-layout") }
+        _ = token
+    }
+}
+
+enum Device_DeviceBatteryStateDidChange_1 {
+    static func example() async throws {
+        let token = DeviceBatteryStateDidChange.observeOnMainActor { _ in print("charging changed") }
+        _ = token
+    }
+}
+
+enum Device_DeviceBatteryLevelDidChange_1 {
+    static func example() async throws {
+        let token = DeviceBatteryLevelDidChange.observeOnMainActor { _ in print("battery level changed") }
+        _ = token
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/Foundation+Defaults.swift
+
+enum Foundation_Defaults_UserDefaultsDidChange_1 {
+    static func example() async throws {
+        let token = UserDefaultsDidChange.observe { _ in print("reload the settings") }
+        _ = token
+    }
+}
+
+enum Foundation_Defaults_UbiquitousKeyValueStoreDidChangeExternally_1 {
+    static func example() async throws {
+        final class SettingsSync: Sendable {
+            func pull(_ keys: [String]) {}
+        }
+        let sync = SettingsSync()
+        UbiquitousKeyValueStoreDidChangeExternally.observe(for: sync) { sync, change in
+            if change.reason != UbiquitousKeyValueStoreDidChangeExternally.quotaViolationChange {
+                sync.pull(change.changedKeys ?? [])
+            }
+        }
+        _ = sync
+    }
+}
+
+enum Foundation_Defaults_init_1 {
+    static func example() async throws {
+        let center = NotificationCenter()
+        UbiquitousKeyValueStoreDidChangeExternally(
+            reason: UbiquitousKeyValueStoreDidChangeExternally.serverChange,
+            changedKeys: ["theme"]
+        ).post(in: center)
+        _ = center
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/Foundation+ProcessInfo.swift
+
+enum Foundation_ProcessInfo_ThermalStateDidChange_1 {
+    static func example() async throws {
+        let token = ThermalStateDidChange.observe { _ in print("check ProcessInfo.processInfo.thermalState") }
+        _ = token
+    }
+}
+
+enum Foundation_ProcessInfo_PowerStateDidChange_1 {
+    static func example() async throws {
+        let token = PowerStateDidChange.observeOnMainActor { _ in print("check isLowPowerModeEnabled") }
+        _ = token
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/Foundation+Time.swift
+
+enum Foundation_Time_SystemClockDidChange_1 {
+    static func example() async throws {
+        let token = SystemClockDidChange.observe { _ in print("re-arm the timers") }
+        _ = token
+    }
+}
+
+enum Foundation_Time_SystemTimeZoneDidChange_1 {
+    static func example() async throws {
+        let token = SystemTimeZoneDidChange.observeOnMainActor { _ in print(TimeZone.current.identifier) }
+        _ = token
+    }
+}
+
+enum Foundation_Time_CurrentLocaleDidChange_1 {
+    static func example() async throws {
+        let token = CurrentLocaleDidChange.observeOnMainActor { _ in print("reformat dates") }
+        _ = token
+    }
+}
+
+enum Foundation_Time_CalendarDayChanged_1 {
+    static func example() async throws {
+        let token = CalendarDayChanged.observeOnMainActor { _ in print("a new day") }
+        _ = token
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/Keyboard.swift
+
+enum Keyboard_KeyboardFrameChange_1 {
+    static func example() async throws {
+        let change = KeyboardFrameChange(
+            frameBegin: CGRect(x: 0, y: 844, width: 390, height: 336),
+            frameEnd: CGRect(x: 0, y: 508, width: 390, height: 336),
+            animationDuration: 0.25,
+            animationCurve: 7
+        )
+        let center = NotificationCenter()
+        let token = KeyboardWillShow.observe(in: center) { change in print(change.frameEnd.height) }
+        KeyboardWillShow.post(change, in: center)  // what UIKit would post: plain observers see its keys
+        _ = change
+        _ = center
+        _ = token
+    }
+}
+
+enum Keyboard_init_1 {
+    static func example() async throws {
+        let hidden = KeyboardFrameChange(
+            frameBegin: CGRect(x: 0, y: 508, width: 390, height: 336),
+            frameEnd: CGRect(x: 0, y: 844, width: 390, height: 336),
+            animationDuration: 0.25,
+            animationCurve: 7,
+            isLocal: true
+        )
+        _ = hidden
+    }
+}
+
+enum Keyboard_animationOptionsRawValue_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["458752"])
+    }
+
+    static func example() async throws {
+        let change = KeyboardFrameChange(frameBegin: .zero, frameEnd: .zero, animationDuration: 0.25, animationCurve: 7)
+        Out.print(change.animationOptionsRawValue)  // prints 458752
+        _ = await Out.printed.lines(waitingFor: 1)
+        _ = change
+    }
+}
+
+enum Keyboard_Key_1 {
+    static func example() async throws {
+        let center = NotificationCenter()
+        let plain = center.addObserver(forName: KeyboardWillShow.notificationName, object: nil, queue: nil) { note in
+            print(note.userInfo?[KeyboardFrameChange.Key.frameEnd] != nil)
+        }
+        _ = center
+        _ = plain
+    }
+}
+
+enum Keyboard_KeyboardWillShow_1 {
+    static func example() async throws {
+        @MainActor final class ComposerModel {
+            private(set) var bottomInset: CGFloat = 0
+            init() {
+                KeyboardWillShow.observeOnMainActor(for: self) { model, change in
+                    model.bottomInset = change.frameEnd.height  // animate over change.animationDuration
+                }
+            }
+        }
+    }
+}
+
+enum Keyboard_KeyboardDidShow_1 {
+    static func example() async throws {
+        let token = KeyboardDidShow.observeOnMainActor { change in print(change.frameEnd) }
+        _ = token
+    }
+}
+
+enum Keyboard_KeyboardWillHide_1 {
+    static func example() async throws {
+        let token = KeyboardWillHide.observeOnMainActor { change in print(change.frameEnd) }
+        _ = token
+    }
+}
+
+enum Keyboard_KeyboardDidHide_1 {
+    static func example() async throws {
+        let token = KeyboardDidHide.observeOnMainActor { change in print(change.frameEnd) }
+        _ = token
+    }
+}
+
+enum Keyboard_KeyboardWillChangeFrame_1 {
+    static func example() async throws {
+        let token = KeyboardWillChangeFrame.observeOnMainActor { change in print(change.frameEnd) }
+        _ = token
+    }
+}
+
+enum Keyboard_KeyboardDidChangeFrame_1 {
+    static func example() async throws {
+        let token = KeyboardDidChangeFrame.observeOnMainActor { change in print(change.frameEnd) }
+        let current = KeyboardDidChangeFrame.latest()?.frameEnd  // once one has been posted, or observed
+        _ = token
+        _ = current
+    }
+}
+
+// MARK: - Sources/TypedSystemNotifications/Scene.swift
+
+enum Scene_SceneWillConnect_1 {
+    static func example() async throws {
+        let token = SceneWillConnect.observe { scene, _ in
+            if let scene { print("scene:", type(of: scene)) }  // the `UIScene`
+        }
+        _ = token
+    }
+}
+
+enum Scene_SceneDidDisconnect_1 {
+    static func example() async throws {
+        let token = SceneDidDisconnect.observe { scene, _ in
+            if let scene { print("scene:", type(of: scene)) }  // the `UIScene`
+        }
+        _ = token
+    }
+}
+
+enum Scene_SceneDidActivate_1 {
+    static func example() async throws {
+        let token = SceneDidActivate.observe { scene, _ in
+            if let scene { print("scene:", type(of: scene)) }  // the `UIScene`
+        }
+        _ = token
+    }
+}
+
+enum Scene_SceneWillDeactivate_1 {
+    static func example() async throws {
+        let token = SceneWillDeactivate.observe { scene, _ in
+            if let scene { print("scene:", type(of: scene)) }  // the `UIScene`
+        }
+        _ = token
+    }
+}
+
+enum Scene_SceneWillEnterForeground_1 {
+    static func example() async throws {
+        let token = SceneWillEnterForeground.observe { scene, _ in
+            if let scene { print("scene:", type(of: scene)) }  // the `UIScene`
+        }
+        _ = token
+    }
+}
+
+enum Scene_SceneDidEnterBackground_1 {
+    static func example() async throws {
+        let token = SceneDidEnterBackground.observe { scene, _ in
+            if let scene { print("scene:", type(of: scene)) }  // the `UIScene`
+        }
+        _ = token
+    }
+}
 
 // MARK: - Docs/TypedNotifications.docc/CombineAndSwiftUI.md
 
@@ -4191,6 +4730,127 @@ enum TypedNotifications_Overview_1 {
         _ = await Out.printed.lines(waitingFor: 1)
         _ = center
         _ = token
+    }
+}
+
+// MARK: - Docs/TypedSystemNotifications.docc/ObservingSystemNotifications.md
+
+// swift-format-ignore
+enum ObservingSystemNotifications_AKeyboardAvoidingViewModel_1 {
+    static func example() async throws {
+        @MainActor final class ComposerModel {
+            /// How much of the screen's bottom the keyboard covers, and how to animate to it.
+            private(set) var keyboardHeight: CGFloat = 0
+            private(set) var animationDuration: TimeInterval = 0
+            private(set) var animationCurve = 0
+
+            init(center: NotificationCenter = .default) {
+                // Lasts as long as the model: nothing to keep, nothing to remove.
+                KeyboardWillShow.observeOnMainActor(for: self, in: center) { model, change in
+                    model.follow(change, height: change.frameEnd.height)
+                }
+                KeyboardWillHide.observeOnMainActor(for: self, in: center) { model, change in
+                    model.follow(change, height: 0)
+                }
+            }
+
+            private func follow(_ change: KeyboardFrameChange, height: CGFloat) {
+                keyboardHeight = height
+                animationDuration = change.animationDuration
+                animationCurve = change.animationCurve
+            }
+        }
+    }
+}
+
+// swift-format-ignore
+enum ObservingSystemNotifications_AKeyboardAvoidingViewModel_2 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["336.0"])
+    }
+
+    @MainActor static func example() async throws {
+        // Prelude: the block named `ComposerModel`.
+
+        @MainActor final class ComposerModel {
+            /// How much of the screen's bottom the keyboard covers, and how to animate to it.
+            private(set) var keyboardHeight: CGFloat = 0
+            private(set) var animationDuration: TimeInterval = 0
+            private(set) var animationCurve = 0
+
+            init(center: NotificationCenter = .default) {
+                // Lasts as long as the model: nothing to keep, nothing to remove.
+                KeyboardWillShow.observeOnMainActor(for: self, in: center) { model, change in
+                    model.follow(change, height: change.frameEnd.height)
+                }
+                KeyboardWillHide.observeOnMainActor(for: self, in: center) { model, change in
+                    model.follow(change, height: 0)
+                }
+            }
+
+            private func follow(_ change: KeyboardFrameChange, height: CGFloat) {
+                keyboardHeight = height
+                animationDuration = change.animationDuration
+                animationCurve = change.animationCurve
+            }
+        }
+
+        let center = NotificationCenter()
+        let model = ComposerModel(center: center)
+        let shown = KeyboardFrameChange(
+            frameBegin: CGRect(x: 0, y: 844, width: 390, height: 336),
+            frameEnd: CGRect(x: 0, y: 508, width: 390, height: 336),
+            animationDuration: 0.25,
+            animationCurve: 7
+        )
+        KeyboardWillShow.post(shown, in: center)  // on the main actor: the model has followed it
+        Out.print(model.keyboardHeight)  // prints 336.0
+        _ = await Out.printed.lines(waitingFor: 1)
+        _ = center
+        _ = model
+        _ = shown
+    }
+}
+
+// swift-format-ignore
+enum ObservingSystemNotifications_LowPowerMode_1 {
+    static func example() async throws {
+        @MainActor final class PowerSavingModel {
+            private(set) var isLowPowerModeOn = false
+
+            init() {
+                refresh()
+                PowerStateDidChange.observeOnMainActor(for: self) { model, _ in model.refresh() }
+            }
+
+            private func refresh() {
+                #if canImport(Darwin)
+                isLowPowerModeOn = ProcessInfo.processInfo.isLowPowerModeEnabled
+                #endif
+            }
+        }
+    }
+}
+
+// MARK: - Docs/TypedSystemNotifications.docc/TypedSystemNotifications.md
+
+// swift-format-ignore
+enum TypedSystemNotifications_Overview_1 {
+    static func example() async throws {
+        let keyboard = KeyboardWillShow.observeOnMainActor { change in
+            print(change.frameEnd.height, change.animationDuration)
+        }
+        _ = keyboard
     }
 }
 

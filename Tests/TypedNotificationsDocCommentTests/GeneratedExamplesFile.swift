@@ -133,7 +133,8 @@ enum GeneratedExamplesFile {
     /// without importing it.
     private static let standardImports = [
         Import(line: "import Foundation"), Import(line: "import Testing"), Import(line: "import TypedNotifications"),
-        Import(line: "import TypedNotificationsTesting"), Import(line: "import XCTest"),
+        Import(line: "import TypedNotificationsTesting"), Import(line: "import TypedSystemNotifications"),
+        Import(line: "import XCTest"),
         Import(conditions: ["canImport(Combine)"], line: "import Combine"),
     ]
 
