@@ -215,7 +215,7 @@ enum NextNotificationError_NextNotificationError_1 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["timed out after 0.01 s"])
+        #expect(Out.printed.lines == ["timedOut(seconds: 0.01) 1"])
     }
 
     static func example() async throws {
@@ -223,35 +223,14 @@ enum NextNotificationError_NextNotificationError_1 {
 
         let center = NotificationCenter()
         do {
-            _ = try await UploadDidFinish.next(in: center, timeout: 0.01)
-        } catch NextNotificationError.timedOut(let seconds) {
-            Out.print("timed out after", seconds, "s")  // prints "timed out after 0.01 s"
+            _ = try await UploadDidFinish.next(in: center, where: .matching { $0.id == 7 }, timeout: 0.01) {
+                UploadDidFinish(id: 6).post(in: center)  // stands for the work that should post id 7
+            }
+        } catch let error as NextNotificationError {
+            Out.print(error.reason, error.rejectedCount)  // prints "timedOut(seconds: 0.01) 1"
         }
         _ = await Out.printed.lines(waitingFor: 1)
         _ = center
-    }
-}
-
-enum NextNotificationError_description_1 {
-    // Checked: what the example's `// prints` comments say it prints.
-    enum Out {
-        static let printed = PrintedOutput()
-
-        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
-            printed.append(items.map { "\($0)" }.joined(separator: separator))
-        }
-    }
-
-    @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
-        #expect(Out.printed.lines == ["Timed out after 2.0 seco"])
-    }
-
-    static func example() async throws {
-        let error = NextNotificationError.timedOut(seconds: 2)
-        Out.print(error.description.prefix(24))  // prints "Timed out after 2.0 seco"
-        _ = await Out.printed.lines(waitingFor: 1)
-        _ = error
     }
 }
 
@@ -271,10 +250,10 @@ enum NextNotificationError_lhs_1 {
     }
 
     static func example() async throws {
-        let error = NextNotificationError.timedOut(seconds: .nan)
-        Out.print(error == error)  // prints "true"
+        let reason = NextNotificationError.Reason.timedOut(seconds: .nan)
+        Out.print(reason == reason)  // prints "true"
         _ = await Out.printed.lines(waitingFor: 1)
-        _ = error
+        _ = reason
     }
 }
 
@@ -290,14 +269,53 @@ enum NextNotificationError_hash_1 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["2"])
+        #expect(Out.printed.lines == ["1"])
     }
 
     static func example() async throws {
-        let errors: Set<NextNotificationError> = [.timedOut(seconds: 1), .timedOut(seconds: 1), .observationEnded]
-        Out.print(errors.count)  // prints "2"
+        let reasons: Set<NextNotificationError.Reason> = [.timedOut(seconds: 1), .timedOut(seconds: 1)]
+        Out.print(reasons.count)  // prints "1"
         _ = await Out.printed.lines(waitingFor: 1)
-        _ = errors
+        _ = reasons
+    }
+}
+
+enum NextNotificationError_description_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["Timed out after 0.0 seconds waiting for the next UploadDidFinish; none was posted"])
+    }
+
+    static func example() async throws {
+        struct UploadDidFinish: Notifiable { let id: Int }
+
+        do {
+            _ = try await UploadDidFinish.next(in: NotificationCenter(), timeout: 0) {}
+        } catch let error as NextNotificationError {
+            Out.print(error)  // prints "Timed out after 0.0 seconds waiting for the next UploadDidFinish; none was posted"
+        }
+        _ = await Out.printed.lines(waitingFor: 1)
+    }
+}
+
+enum NextNotificationError_errorDescription_1 {
+    static func example() async throws {
+        struct UploadDidFinish: Notifiable { let id: Int }
+
+        do {
+            _ = try await UploadDidFinish.next(in: NotificationCenter(), timeout: 0) {}
+        } catch {
+            print(error.localizedDescription)  // "Timed out after 0.0 seconds waiting for the next UploadDidFinish…"
+        }
     }
 }
 
@@ -1288,27 +1306,27 @@ enum NotificationSequence_notifications_1 {
 
 enum NotificationSequence_next_3 {
     static func example() async throws {
-        struct UploadDidFinish: Notifiable { let id: Int }
+        struct LoginCompleted: Notifiable { let userID: String }
 
-        func upload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
-            let next = UploadDidFinish.notifications(in: center)  // observing from here on
-            Task { UploadDidFinish(id: id).post(in: center) }  // stands for starting the upload
-            return try await next.next(where: .matching { $0.id == id }, timeout: 30)
+        func logIn(_ userID: String, in center: NotificationCenter) async throws -> LoginCompleted {
+            try await LoginCompleted.next(in: center, where: .matching { $0.userID == userID }, timeout: 5) {
+                Task { LoginCompleted(userID: userID).post(in: center) }  // stands for starting the login
+            }
         }
+    }
+}
+
+enum NotificationSequence_line275_1 {
+    static func example() async throws {
+        struct LoginCompleted: Notifiable { let userID: String }
+        func startLogin() {}
+
+        let login = try await LoginCompleted.next(where: .matching { $0.userID == "u42" }, timeout: 5) { startLogin() }
+        _ = login
     }
 }
 
 enum NotificationSequence_next_4 {
-    static func example() async throws {
-        struct UploadDidFinish: Notifiable { let id: Int }
-
-        func waitForUpload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
-            try await UploadDidFinish.next(in: center, where: .matching { $0.id == id }, timeout: 30)
-        }
-    }
-}
-
-enum NotificationSequence_next_5 {
     // Checked: what the example's `// prints` comments say it prints.
     enum Out {
         static let printed = PrintedOutput()
@@ -2723,9 +2741,9 @@ enum LatestValuesAndCoalescing_WaitForTheNotificationYouNeed_1 {
         }
 
         func export(_ id: Int, in center: NotificationCenter) async throws -> ExportDidFinish {
-            let finished = ExportDidFinish.notifications(in: center)  // observing from here on
-            ExportDidFinish(id: id).post(in: center)  // stands for starting the export
-            return try await finished.next(where: .matching { $0.id == id }, timeout: 30)
+            try await ExportDidFinish.next(in: center, where: .matching { $0.id == id }, timeout: 30) {
+                ExportDidFinish(id: id).post(in: center)  // stands for starting the export
+            }
         }
     }
 }
@@ -3032,13 +3050,12 @@ enum LifetimesAndDelivery_IterateAnAsynchronousSequence_5 {
         // Prelude `center`, from the generator.
         let center = NotificationCenter()
 
-        let ready = UserDidLogIn.notifications(in: center)  // observing from here on
-        UserDidLogIn.post(User(name: "Grace"), in: center)
-        let grace = try await ready.next(where: .matching { $0.name == "Grace" }, timeout: 10)
+        let grace = try await UserDidLogIn.next(in: center, where: .matching { $0.name == "Grace" }, timeout: 10) {
+            UserDidLogIn.post(User(name: "Grace"), in: center)  // the code that logs in
+        }
         Out.print("logged in:", grace.name)  // prints "logged in: Grace"
         _ = await Out.printed.lines(waitingFor: 1)
         _ = center
-        _ = ready
         _ = grace
     }
 }

@@ -160,12 +160,12 @@ import TypedNotificationsTesting
         let recorder = NotificationRecorder(Saved.self, in: center)
         let limit: TimeInterval = 0
         let libraryError = try await #require(throws: NextNotificationError.self) {
-            try await Saved.next(in: center, timeout: limit)
+            try await Saved.next(in: center, timeout: limit) {}
         }
         let recorderError = try await #require(throws: NotificationWaitError.self) {
             try await recorder.next(timeout: limit)
         }
-        #expect(libraryError == .timedOut(seconds: 0))
+        #expect(libraryError.reason == .timedOut(seconds: 0))
         #expect(recorderError.reason == .timedOut(seconds: 0))
     }
 
