@@ -98,12 +98,12 @@ public struct NextNotificationError: LocalizedError, Sendable, Hashable, CustomS
     /// A sentence saying why the wait ended, for which type, and which posts it turned down.
     ///
     /// ```swift
-    /// struct UploadDidFinish: Notifiable { let id: Int }
+    /// struct Saved: Notifiable { let id: Int }
     ///
     /// do {
-    ///     _ = try await UploadDidFinish.next(in: NotificationCenter(), timeout: 0) {}
+    ///     _ = try await Saved.next(in: NotificationCenter(), timeout: 0) {}
     /// } catch let error as NextNotificationError {
-    ///     print(error)   // prints "Timed out after 0.0 seconds waiting for the next UploadDidFinish; none was posted"
+    ///     print(error)   // prints "Timed out after 0.0 seconds waiting for the next Saved; none was posted"
     /// }
     /// ```
     public var description: String {

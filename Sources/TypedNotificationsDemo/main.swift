@@ -228,7 +228,8 @@ struct ExportDidFinish: Notifiable {
 }
 
 let second = try await ExportDidFinish.next(in: center, where: .matching { $0.id == 2 }, timeout: 5) {
-    Task { for id in 1...3 { ExportDidFinish(id: id).post(in: center) } }   // stands for starting three exports
+    // Stands for starting three exports.
+    Task { for id in 1...3 { ExportDidFinish(id: id).post(in: center) } }
 }
 print("export \(second.id) finished")
 do {

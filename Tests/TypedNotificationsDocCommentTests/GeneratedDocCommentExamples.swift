@@ -292,16 +292,16 @@ enum NextNotificationError_description_1 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["Timed out after 0.0 seconds waiting for the next UploadDidFinish; none was posted"])
+        #expect(Out.printed.lines == ["Timed out after 0.0 seconds waiting for the next Saved; none was posted"])
     }
 
     static func example() async throws {
-        struct UploadDidFinish: Notifiable { let id: Int }
+        struct Saved: Notifiable { let id: Int }
 
         do {
-            _ = try await UploadDidFinish.next(in: NotificationCenter(), timeout: 0) {}
+            _ = try await Saved.next(in: NotificationCenter(), timeout: 0) {}
         } catch let error as NextNotificationError {
-            Out.print(error)  // prints "Timed out after 0.0 seconds waiting for the next UploadDidFinish; none was posted"
+            Out.print(error)  // prints "Timed out after 0.0 seconds waiting for the next Saved; none was posted"
         }
         _ = await Out.printed.lines(waitingFor: 1)
     }

@@ -12,7 +12,8 @@ func expectWaitEnds<Result>(
 ) async -> NextNotificationError? {
     do {
         let result = try await body()
-        Issue.record("expected the wait to end with \(reason), but it returned \(result)", sourceLocation: sourceLocation)
+        Issue.record(
+            "expected the wait to end with \(reason), but it returned \(result)", sourceLocation: sourceLocation)
         return nil
     } catch let error as NextNotificationError {
         #expect(error.reason == reason, "\(error)", sourceLocation: sourceLocation)
