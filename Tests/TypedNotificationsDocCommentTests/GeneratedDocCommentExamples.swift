@@ -340,15 +340,8 @@ enum Notifiable_Bridging_NotificationDecodingError_1 {
         enum PaymentAccepted: Notifiable {
             typealias Payload = Payment
             static func payload(from notification: Notification) throws -> Payment {
-                guard let userInfo = notification.userInfo else { throw NotificationDecodingError.missingUserInfo }
-                guard let id = userInfo["paymentID"] else {
-                    throw NotificationDecodingError.missingValue(key: "paymentID")
-                }
-                guard let text = id as? String else {
-                    let found = "\(type(of: id))"
-                    throw NotificationDecodingError.typeMismatch(key: "paymentID", expected: "String", found: found)
-                }
-                return Payment(id: text)
+                // Throws .missingUserInfo, .missingValue(key: "paymentID") or .typeMismatch(key: "paymentID", …).
+                Payment(id: try notification.userInfoValue(forKey: "paymentID"))
             }
         }
     }
@@ -783,6 +776,55 @@ enum Notifiable_postsThroughFoundation_2 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         print(CounterDidChange.postsThroughFoundation)  // true
+    }
+}
+
+// MARK: - Sources/TypedNotifications/Notification+UserInfoValues.swift
+
+enum Notification_UserInfoValues_userInfoValue_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["bytes Swift.Int Swift.String"])
+    }
+
+    static func example() async throws {
+        struct DownloadProgress: Notifiable {  // the legacy "DownloadProgress" notification, with userInfo["bytes"]
+            static var notificationName: Notification.Name { .init("DownloadProgress") }
+            let bytes: Int
+            static func payload(from plain: Notification) throws -> Self {
+                Self(bytes: try plain.userInfoValue(forKey: "bytes"))
+            }
+            static func userInfo(for progress: Self) -> [AnyHashable: Any]? { ["bytes": progress.bytes] }
+        }
+
+        let wrong = Notification(name: .init("DownloadProgress"), userInfo: ["bytes": "three"])
+        do {
+            _ = try DownloadProgress.payload(from: wrong)
+        } catch NotificationDecodingError.typeMismatch(let key, let expected, let found) {
+            Out.print(key, expected, found)  // prints "bytes Swift.Int Swift.String"
+        }
+        _ = await Out.printed.lines(waitingFor: 1)
+        _ = wrong
+    }
+}
+
+enum Notification_UserInfoValues_userInfoValue_2 {
+    static func example() async throws {
+        let note = Notification(name: .init("Sync"), userInfo: ["count": NSNumber(value: 3)])
+        let count: Int = try note.userInfoValue(forKey: "count")  // 3
+        let label = try note.userInfoValue(forKey: "label", as: String?.self)  // nil: the key is optional
+        _ = note
+        _ = count
+        _ = label
     }
 }
 
@@ -3436,7 +3478,7 @@ enum MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3450,7 +3492,7 @@ enum MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationRejected") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3468,20 +3510,12 @@ extension MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_
         ["paymentID": id, "amount": amount]
     }
 
-    init(userInfo: [AnyHashable: Any]?) throws {
-        guard let userInfo else { throw NotificationDecodingError.missingUserInfo }
-        func value<Value>(_ key: String) throws -> Value {
-            guard let value = userInfo[key] else { throw NotificationDecodingError.missingValue(key: key) }
-            guard let typed = value as? Value else {
-                throw NotificationDecodingError.typeMismatch(
-                    key: key,
-                    expected: "\(Value.self)",
-                    found: "\(type(of: value))"
-                )
-            }
-            return typed
-        }
-        self.init(id: try value("paymentID"), amount: try value("amount"))
+    /// Reads the layout; a missing key or a value of another type throws an error that names the key.
+    init(_ notification: Notification) throws {
+        self.init(
+            id: try notification.userInfoValue(forKey: "paymentID"),
+            amount: try notification.userInfoValue(forKey: "amount")
+        )
     }
 }
 
@@ -3542,7 +3576,7 @@ enum MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_2 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3556,7 +3590,7 @@ enum MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_2 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationRejected") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3585,20 +3619,12 @@ extension MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_
         ["paymentID": id, "amount": amount]
     }
 
-    init(userInfo: [AnyHashable: Any]?) throws {
-        guard let userInfo else { throw NotificationDecodingError.missingUserInfo }
-        func value<Value>(_ key: String) throws -> Value {
-            guard let value = userInfo[key] else { throw NotificationDecodingError.missingValue(key: key) }
-            guard let typed = value as? Value else {
-                throw NotificationDecodingError.typeMismatch(
-                    key: key,
-                    expected: "\(Value.self)",
-                    found: "\(type(of: value))"
-                )
-            }
-            return typed
-        }
-        self.init(id: try value("paymentID"), amount: try value("amount"))
+    /// Reads the layout; a missing key or a value of another type throws an error that names the key.
+    init(_ notification: Notification) throws {
+        self.init(
+            id: try notification.userInfoValue(forKey: "paymentID"),
+            amount: try notification.userInfoValue(forKey: "amount")
+        )
     }
 }
 
@@ -3659,7 +3685,7 @@ enum MigratingStringNotifications_Step2MoveObserversToTypedCode_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3673,7 +3699,7 @@ enum MigratingStringNotifications_Step2MoveObserversToTypedCode_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationRejected") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3702,20 +3728,12 @@ extension MigratingStringNotifications_Step2MoveObserversToTypedCode_1.Payment {
         ["paymentID": id, "amount": amount]
     }
 
-    init(userInfo: [AnyHashable: Any]?) throws {
-        guard let userInfo else { throw NotificationDecodingError.missingUserInfo }
-        func value<Value>(_ key: String) throws -> Value {
-            guard let value = userInfo[key] else { throw NotificationDecodingError.missingValue(key: key) }
-            guard let typed = value as? Value else {
-                throw NotificationDecodingError.typeMismatch(
-                    key: key,
-                    expected: "\(Value.self)",
-                    found: "\(type(of: value))"
-                )
-            }
-            return typed
-        }
-        self.init(id: try value("paymentID"), amount: try value("amount"))
+    /// Reads the layout; a missing key or a value of another type throws an error that names the key.
+    init(_ notification: Notification) throws {
+        self.init(
+            id: try notification.userInfoValue(forKey: "paymentID"),
+            amount: try notification.userInfoValue(forKey: "amount")
+        )
     }
 }
 
@@ -3776,7 +3794,7 @@ enum MigratingStringNotifications_Step3MovePostersToTypedCode_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3790,7 +3808,7 @@ enum MigratingStringNotifications_Step3MovePostersToTypedCode_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationRejected") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3823,20 +3841,12 @@ extension MigratingStringNotifications_Step3MovePostersToTypedCode_1.Payment {
         ["paymentID": id, "amount": amount]
     }
 
-    init(userInfo: [AnyHashable: Any]?) throws {
-        guard let userInfo else { throw NotificationDecodingError.missingUserInfo }
-        func value<Value>(_ key: String) throws -> Value {
-            guard let value = userInfo[key] else { throw NotificationDecodingError.missingValue(key: key) }
-            guard let typed = value as? Value else {
-                throw NotificationDecodingError.typeMismatch(
-                    key: key,
-                    expected: "\(Value.self)",
-                    found: "\(type(of: value))"
-                )
-            }
-            return typed
-        }
-        self.init(id: try value("paymentID"), amount: try value("amount"))
+    /// Reads the layout; a missing key or a value of another type throws an error that names the key.
+    init(_ notification: Notification) throws {
+        self.init(
+            id: try notification.userInfoValue(forKey: "paymentID"),
+            amount: try notification.userInfoValue(forKey: "amount")
+        )
     }
 }
 

@@ -11,8 +11,7 @@ enum README_BridgingStringNotifications_1 {
             static var notificationName: Notification.Name { .init("DownloadProgress") }
             let bytes: Int
             static func payload(from plain: Notification) throws -> Self {  // plain posts reach typed observers
-                guard let bytes = plain.userInfo?["bytes"] as? Int else { throw NotificationDecodingError.missingUserInfo }
-                return Self(bytes: bytes)
+                Self(bytes: try plain.userInfoValue(forKey: "bytes"))  // a wrong or missing key throws an error naming it
             }
             static func userInfo(for progress: Self) -> [AnyHashable: Any]? { ["bytes": progress.bytes] }  // and back
         }
