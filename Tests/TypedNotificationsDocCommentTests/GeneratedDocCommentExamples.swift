@@ -1911,7 +1911,7 @@ enum TypedNotificationExpectation_TypedNotificationExpectation_1 {
             func testSavingInTheBackgroundPostsEveryItem() {
                 let center = NotificationCenter()
                 let store = Store(center: center)
-                let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center)
+                let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center)  // exactly 2
                 store.saveInBackground([1, 2])
                 wait(for: [saved], timeout: 5)
                 XCTAssertEqual(saved.payloads.map(\.id), [1, 2])
@@ -1927,13 +1927,26 @@ enum TypedNotificationExpectation_init_1 {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
 
-        let anyChange = TypedNotificationExpectation(CounterDidChange.self, in: center)
+        let oneChange = TypedNotificationExpectation(CounterDidChange.self, in: center)  // exactly one
         let reachedThree = TypedNotificationExpectation(CounterDidChange.self, in: center) { $0.count == 3 }
         let noChange = TypedNotificationExpectation(CounterDidChange.self, count: 0, in: center)
         _ = center
-        _ = anyChange
+        _ = oneChange
         _ = reachedThree
         _ = noChange
+    }
+}
+#endif
+
+#if canImport(XCTest)
+enum TypedNotificationExpectation_init_2 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        let center = NotificationCenter()
+
+        let someChanges = TypedNotificationExpectation(CounterDidChange.self, atLeast: 2, in: center)
+        _ = center
+        _ = someChanges
     }
 }
 #endif
