@@ -1829,6 +1829,18 @@ enum NotificationWaitError_hash_1 {
     }
 }
 
+enum NotificationWaitError_errorDescription_1 {
+    static func example() async throws {
+        struct Saved: Notifiable { let id: Int }
+
+        func savingPostsOnce() async throws {
+            let recorder = NotificationRecorder(Saved.self, in: NotificationCenter())
+            let error = await #expect(throws: NotificationWaitError.self) { try await recorder.next(timeout: 0) }
+            #expect(error?.localizedDescription.hasPrefix("Timed out after 0.0 seconds") == true)
+        }
+    }
+}
+
 // MARK: - Sources/TypedNotificationsTesting/PostExpectations.swift
 
 #if canImport(Testing)

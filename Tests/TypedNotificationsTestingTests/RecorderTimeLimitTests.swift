@@ -153,6 +153,8 @@ import TypedNotificationsTesting
         let recorder = NotificationRecorder(Saved.self, in: center)
         let error = try await #require(throws: NotificationWaitError.self) { try await recorder.next(timeout: 0.02) }
         #expect(error.reason == .timedOut(seconds: 0.02))
+        #expect((error as any Error).localizedDescription == error.description)
+        #expect(error.description.hasPrefix("Timed out after 0.02 seconds waiting for post 1 of Saved in next()"))
     }
 
     @Test(.timeLimit(.minutes(1))) func oneLimitInSecondsServesTheLibrarysWaitAndTheRecordersAlike() async throws {
