@@ -93,10 +93,12 @@ public struct NotificationWaitError: LocalizedError, Sendable, CustomStringConve
     /// ```swift
     /// struct Saved: Notifiable { let id: Int }
     ///
-    /// @Test func savingPostsOnce() async throws {
-    ///     let recorder = NotificationRecorder(Saved.self, in: NotificationCenter())
-    ///     let error = await #expect(throws: NotificationWaitError.self) { try await recorder.next(timeout: 0) }
-    ///     #expect(error?.localizedDescription.hasPrefix("Timed out after 0.0 seconds") == true)
+    /// let recorder = NotificationRecorder(Saved.self, in: NotificationCenter())
+    /// do {
+    ///     _ = try await recorder.waitForCount(1, timeout: 0)
+    /// } catch {
+    ///     // prints "Timed out after 0.0 seconds waiting for 1 post of Saved; none was posted"
+    ///     print(error.localizedDescription)
     /// }
     /// ```
     public var errorDescription: String? { description }

@@ -1830,14 +1830,32 @@ enum NotificationWaitError_hash_1 {
 }
 
 enum NotificationWaitError_errorDescription_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["Timed out after 0.0 seconds waiting for 1 post of Saved; none was posted"])
+    }
+
     static func example() async throws {
         struct Saved: Notifiable { let id: Int }
 
-        func savingPostsOnce() async throws {
-            let recorder = NotificationRecorder(Saved.self, in: NotificationCenter())
-            let error = await #expect(throws: NotificationWaitError.self) { try await recorder.next(timeout: 0) }
-            #expect(error?.localizedDescription.hasPrefix("Timed out after 0.0 seconds") == true)
+        let recorder = NotificationRecorder(Saved.self, in: NotificationCenter())
+        do {
+            _ = try await recorder.waitForCount(1, timeout: 0)
+        } catch {
+            // prints "Timed out after 0.0 seconds waiting for 1 post of Saved; none was posted"
+            Out.print(error.localizedDescription)
         }
+        _ = await Out.printed.lines(waitingFor: 1)
+        _ = recorder
     }
 }
 
