@@ -20,8 +20,8 @@ public import Foundation
 ///   thread receives it on the observing thread before `observe` returns; a post made meanwhile on another thread may
 ///   reach it first, as any two posts from different threads may. The Combine publisher's subscriber receives it on
 ///   subscribing, once it has demand. A sequence starts with it too, so
-///   ``Notifiable/next(from:in:where:timeout:file:line:)`` returns it at once when the condition accepts it: "wait
-///   until the state is ready" does not wait when it already is.
+///   ``Notifiable/next(from:in:where:timeout:isolation:file:line:after:)`` returns it at once when the condition
+///   accepts it: "wait until the state is ready" does not wait when it already is.
 /// - **Reading and clearing:** ``latest(in:)`` reads it; ``clearLatest(in:)`` forgets it (and releases it), so that
 ///   observations made after start with nothing. A center's death releases it too, and a new center at the same
 ///   address never sees it.

@@ -26,23 +26,17 @@ extension Notification {
 
 /// Why a plain `Notification` could not be decoded into a typed payload.
 ///
-/// Thrown by the default ``Notifiable/payload(from:)``, and available to custom decoders. Decoding errors never
-/// crash: the notification is skipped for that type's observers and reported through ``NotificationDiagnostics``.
+/// Thrown by the default ``Notifiable/payload(from:)`` and by ``Foundation/Notification/userInfoValue(forKey:as:)``,
+/// with which a custom decoder reads its keys, and available to custom decoders. Decoding errors never crash: the
+/// notification is skipped for that type's observers and reported through ``NotificationDiagnostics``.
 ///
 /// ```swift
 /// struct Payment: Sendable { let id: String }
 /// enum PaymentAccepted: Notifiable {
 ///     typealias Payload = Payment
 ///     static func payload(from notification: Notification) throws -> Payment {
-///         guard let userInfo = notification.userInfo else { throw NotificationDecodingError.missingUserInfo }
-///         guard let id = userInfo["paymentID"] else {
-///             throw NotificationDecodingError.missingValue(key: "paymentID")
-///         }
-///         guard let text = id as? String else {
-///             let found = "\(type(of: id))"
-///             throw NotificationDecodingError.typeMismatch(key: "paymentID", expected: "String", found: found)
-///         }
-///         return Payment(id: text)
+///         // Throws .missingUserInfo, .missingValue(key: "paymentID") or .typeMismatch(key: "paymentID", …).
+///         Payment(id: try notification.userInfoValue(forKey: "paymentID"))
 ///     }
 /// }
 /// ```

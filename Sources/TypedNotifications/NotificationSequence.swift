@@ -53,13 +53,17 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
     final class Lifetime: Sendable {
         /// What the observation appends to, and the iterating task takes from.
         let queue: ConsumerQueue<Element>
+        /// What the observation waits for, as ``NextNotificationError`` names it: `UploadDidFinish`, or
+        /// `UploadDidFinish from the given sender`.
+        let waitedFor: String
         private let observation: AnySubscription
         /// Set while a task waits in ``AsyncIterator/next()``, to catch a second task waiting at once.
         private let waiting = AtomicWord.make()
 
-        init(queue: ConsumerQueue<Element>, observation: AnySubscription) {
+        init(queue: ConsumerQueue<Element>, observation: AnySubscription, waitedFor: String) {
             self.queue = queue
             self.observation = observation
+            self.waitedFor = waitedFor
         }
 
         deinit { end() }
@@ -90,8 +94,8 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
 
     let lifetime: Lifetime
 
-    init(queue: ConsumerQueue<Element>, observation: AnySubscription) {
-        lifetime = Lifetime(queue: queue, observation: observation)
+    init(queue: ConsumerQueue<Element>, observation: AnySubscription, waitedFor: String) {
+        lifetime = Lifetime(queue: queue, observation: observation, waitedFor: waitedFor)
     }
 
     /// Iterates the payloads; ending the iteration (the loop exits) ends the observation.
@@ -192,64 +196,62 @@ extension Notifiable {
             site: ObservationSite(fileID: file, line: line))
     }
 
-    /// Waits for the next post of this type whose payload satisfies `condition`, for at most `timeout` seconds, and
-    /// returns its payload: for a post that comes after this call starts running.
-    ///
-    /// - Important: Observation begins when this call starts running, not when the statement before it runs, and ends
-    ///   when it returns or throws. So work started before it (a task, a queue, a request) may post before it
-    ///   observes, and the call then waits for a post that already happened, until the time limit. To wait for what
-    ///   work posts, make the sequence first with ``notifications(from:in:bufferingPolicy:file:line:)``, start the
-    ///   work, then await the sequence's ``NotificationSequence/next(where:timeout:)``:
+    /// Starts observing, runs `work`, then waits for the first post of this type since observation began whose
+    /// payload satisfies `condition`, for at most `timeout` seconds, and returns its payload: the wait for a post that
+    /// some work causes, in one expression that cannot miss it.
     ///
     /// ```swift
-    /// struct UploadDidFinish: Notifiable { let id: Int }
+    /// struct LoginCompleted: Notifiable { let userID: String }
     ///
-    /// func upload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
-    ///     let next = UploadDidFinish.notifications(in: center)  // observing from here on
-    ///     Task { UploadDidFinish(id: id).post(in: center) }  // stands for starting the upload
-    ///     return try await next.next(where: .matching { $0.id == id }, timeout: 30)
+    /// func logIn(_ userID: String, in center: NotificationCenter) async throws -> LoginCompleted {
+    ///     try await LoginCompleted.next(in: center, where: .matching { $0.userID == userID }, timeout: 5) {
+    ///         Task { LoginCompleted(userID: userID).post(in: center) }   // stands for starting the login
+    ///     }
     /// }
     /// ```
     ///
-    /// A ``LatestValueNotifiable`` type is the exception: its latest payload, posted before the call, counts as the
-    /// first, so the call returns it at once if `condition` accepts it.
+    /// Observation begins before `work` runs, so a post `work` makes, or causes on another thread or task, is never
+    /// missed, however soon it comes. `work` runs to its end in the caller's isolation (on the main actor for a
+    /// `@MainActor` caller); the time limit counts from its end, and the posts made meanwhile are kept and examined
+    /// first. To wait without starting anything, pass `{}`; for a `for await` loop, or waits for several posts, make
+    /// a sequence with ``notifications(from:in:bufferingPolicy:file:line:)`` and await its
+    /// ``NotificationSequence/next(where:timeout:)``.
+    ///
+    /// A ``LatestValueNotifiable`` type's latest payload, posted before the call, counts as the first: the call returns
+    /// it once `work` has run, if `condition` accepts it.
     ///
     /// - **Where the condition runs:** in the waiting task, once per post, in post order; posts it rejects are
-    ///   skipped.
-    /// - **When observation ends:** when a payload is returned, when the time limit passes
-    ///   (``NextNotificationError/timedOut(seconds:)``), when the task is cancelled (`CancellationError`), or when the
-    ///   center is deallocated (``NextNotificationError/observationEnded``).
-    ///
-    /// ```swift
-    /// struct UploadDidFinish: Notifiable { let id: Int }
-    ///
-    /// func waitForUpload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
-    ///     try await UploadDidFinish.next(in: center, where: .matching { $0.id == id }, timeout: 30)
-    /// }
-    /// ```
+    ///   skipped, counted and the last one named in the error.
+    /// - **When observation ends:** when a payload is returned, when `work` throws, when the time limit passes
+    ///   (``NextNotificationError/Reason-swift.enum/timedOut(seconds:)``), when the task is cancelled
+    ///   (`CancellationError`), or when the center is deallocated
+    ///   (``NextNotificationError/Reason-swift.enum/observationEnded``).
     ///
     /// - Parameters:
     ///   - sender: Only a post from this object counts; `nil` for every sender.
     ///   - center: The center to observe; `.default` unless given.
     ///   - condition: Only a payload it accepts is returned; `nil` for the first post.
-    ///   - timeout: The most seconds to wait (`timeout: 5`, a `TimeInterval`, as the testing kit's waits also take;
-    ///     a timer, not a sleeping thread); `nil` waits without a limit. Zero, a
-    ///     negative limit or NaN does not wait: the call throws ``NextNotificationError/timedOut(seconds:)`` (with
-    ///     `seconds` 0 for a negative or NaN limit) at once, unless a ``LatestValueNotifiable`` type's latest payload
-    ///     is there for `condition` to accept. A limit longer than about 146 years, `.infinity` included, is no limit
-    ///     in practice.
+    ///   - timeout: The most seconds to wait once `work` has returned (`timeout: 5`, a `TimeInterval`, as the testing
+    ///     kit's waits also take; a timer, not a sleeping thread); `nil` waits without a limit. Zero, a negative limit
+    ///     or NaN does not wait: the posts made during `work` are examined, and if none is accepted the call throws
+    ///     at once (`.timedOut(seconds: 0)` for a negative or NaN limit). A limit longer than about 146 years,
+    ///     `.infinity` included, is no limit in practice.
+    ///   - isolation: The actor `work` runs on; inferred from the caller.
     ///   - file: Where the observation is made; leave the default.
     ///   - line: Where the observation is made; leave the default.
-    /// - Returns: The payload of the first matching post.
-    /// - Throws: ``NextNotificationError/timedOut(seconds:)`` at the time limit, `CancellationError` if the task is
-    ///   cancelled first, ``NextNotificationError/observationEnded`` if the center is deallocated first.
+    ///   - work: What causes the post: called once, after observation has begun.
+    /// - Returns: The payload of the first matching post made since observation began.
+    /// - Throws: Whatever `work` throws; else ``NextNotificationError`` at the time limit, or if the center is
+    ///   deallocated first; `CancellationError` if the task is cancelled first.
     public static func next(
         from sender: Sender? = nil,
         in center: NotificationCenter = .default,
         where condition: NotificationCondition<Payload>? = nil,
         timeout: TimeInterval? = nil,
+        isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID,
-        line: UInt = #line
+        line: UInt = #line,
+        after work: () async throws -> Void
     ) async throws -> Payload {
         // Without a condition only the first payload counts, and those the one-element buffer drops after it are not
         // worth a report. With one, every payload is kept until the condition has seen it.
@@ -260,7 +262,36 @@ extension Notifiable {
             reportsDrops: false,
             site: ObservationSite(fileID: file, line: line)
         )
+        try await work()
         return try await upcoming.next(where: condition, timeout: timeout)
+    }
+
+    /// The wait without the work that causes its post: not offered, because it observes only once it runs.
+    ///
+    /// Work started before such a call (a task, a queue, a request) could post before it observes, and the call then
+    /// waited for a post that had already happened, until its time limit. Pass the work as the trailing closure of
+    /// ``next(from:in:where:timeout:isolation:file:line:after:)``, which observes before it runs the work:
+    ///
+    /// ```swift
+    /// struct LoginCompleted: Notifiable { let userID: String }
+    /// func startLogin() {}
+    ///
+    /// let login = try await LoginCompleted.next(where: .matching { $0.userID == "u42" }, timeout: 5) { startLogin() }
+    /// ```
+    @available(
+        *, unavailable,
+        message: """
+            observes only once it runs, so it can miss a post made by work started before it; pass that work as a \
+            trailing closure, T.next(where:timeout:) { startWork() }, which observes first
+            """
+    )
+    public static func next(
+        from sender: Sender? = nil,
+        in center: NotificationCenter = .default,
+        where condition: NotificationCondition<Payload>? = nil,
+        timeout: TimeInterval? = nil
+    ) async throws -> Payload {
+        fatalError("unavailable")
     }
 }
 
@@ -268,13 +299,14 @@ extension NotificationSequence {
     /// Waits for the next payload that satisfies `condition`, for at most `timeout` seconds, and returns it: the
     /// second step of a race-free wait, whose first step (making the sequence) starts observing.
     ///
-    /// Payloads that `condition` rejects are consumed and skipped. Like a `for await` loop, it takes part in the
-    /// sequence's single iteration: wait from one task at a time. Waiting ends the sequence when it throws: at the
-    /// time limit (``NextNotificationError/timedOut(seconds:)``), when the task is cancelled (`CancellationError`),
-    /// or when the observation has ended (``NextNotificationError/observationEnded``; its center was deallocated, or
-    /// an earlier wait or loop ended it). A task cancelled before the call throws at once, whatever is buffered. If
-    /// the time limit passes while `condition` still examines payloads that arrived before it, the first one it
-    /// accepts is returned, never lost, and the sequence has ended as at a time limit.
+    /// Payloads that `condition` rejects are consumed and skipped (the error counts them and names the last). Like a
+    /// `for await` loop, it takes part in the sequence's single iteration: wait from one task at a time. Waiting ends
+    /// the sequence when it throws: at the time limit (``NextNotificationError/Reason-swift.enum/timedOut(seconds:)``),
+    /// when the task is cancelled (`CancellationError`), or when the observation has ended
+    /// (``NextNotificationError/Reason-swift.enum/observationEnded``; its center was deallocated, or an earlier wait or
+    /// loop ended it). A task cancelled before the call throws at once, whatever is buffered. If the time limit passes
+    /// while `condition` still examines payloads that arrived before it, the first one it accepts is returned, never
+    /// lost, and the sequence has ended as at a time limit.
     ///
     /// ```swift
     /// struct UploadDidFinish: Notifiable { let id: Int }
@@ -292,7 +324,7 @@ extension NotificationSequence {
     ///     kit's waits also take; a timer, not a sleeping thread); `nil` waits
     ///     without a limit. Zero, a negative limit or NaN has passed when the call begins: the payloads already
     ///     buffered are examined, the first one `condition` accepts is returned, and if there is none the call throws
-    ///     ``NextNotificationError/timedOut(seconds:)`` (with `seconds` 0 for a negative or NaN limit) without
+    ///     ``NextNotificationError`` (`.timedOut(seconds:)`, with `seconds` 0 for a negative or NaN limit) without
     ///     waiting; either way the sequence has ended, as at any time limit. A limit longer than about 146 years,
     ///     `.infinity` included, is no limit in practice.
     /// - Returns: The first payload, buffered or posted later, that `condition` accepts.
@@ -327,21 +359,33 @@ extension NotificationSequence {
             timer = work
         }
         defer { timer?.cancel() }
+        // What the condition turned down, for the error's message; described only if the wait fails.
+        var rejectedCount = 0
+        var lastRejected: Element?
         while let payload = await lifetime.next() {
             if condition?.accepts(payload) ?? true {
                 _ = decided.set()
                 return payload
             }
+            rejectedCount += 1
+            lastRejected = payload
         }
         try Task.checkCancellation()
-        if let limit, decided.isSet { throw NextNotificationError.timedOut(seconds: limit.seconds) }
-        throw NextNotificationError.observationEnded
+        let reason: NextNotificationError.Reason =
+            if let limit, decided.isSet { .timedOut(seconds: limit.seconds) } else { .observationEnded }
+        throw NextNotificationError(
+            reason: reason,
+            waitedFor: lifetime.waitedFor,
+            hasCondition: condition != nil,
+            rejectedCount: rejectedCount,
+            lastRejected: lastRejected.map(NextNotificationError.describe)
+        )
     }
 }
 
 extension NotificationCenter {
     /// The one path behind ``Notifiable/notifications(from:in:bufferingPolicy:file:line:)`` and
-    /// ``Notifiable/next(from:in:where:timeout:file:line:)``.
+    /// ``Notifiable/next(from:in:where:timeout:isolation:file:line:after:)``.
     ///
     /// - Parameter reportsDrops: Whether a payload a bounded buffer drops is reported (not for `next`).
     func notifications<Event: Notifiable>(
@@ -355,6 +399,7 @@ extension NotificationCenter {
         let queue = bufferingPolicy.makeQueue(reportsDrops: reportsDrops)
         let observation = register(
             subject, sender: sender, on: nil, handler: .queued(queue), site: site, kind: .sequence)
-        return NotificationSequence(queue: queue, observation: observation)
+        let waitedFor = String(describing: Event.self) + (sender == nil ? "" : " from the given sender")
+        return NotificationSequence(queue: queue, observation: observation, waitedFor: waitedFor)
     }
 }

@@ -221,18 +221,21 @@ table.cancel()
 
 // MARK: - Waiting for one notification
 
-section("Waiting for one notification: make the sequence first, then await a match with a time limit")
+section("Waiting for one notification: observe, start the work that posts, await a match with a time limit")
 
 struct ExportDidFinish: Notifiable {
     let id: Int
 }
 
-let exports = ExportDidFinish.notifications(in: center)
-for id in 1...3 { ExportDidFinish(id: id).post(in: center) }
-let second = try await exports.next(where: .matching { $0.id == 2 }, timeout: 5)
+let second = try await ExportDidFinish.next(in: center, where: .matching { $0.id == 2 }, timeout: 5) {
+    // Stands for starting three exports.
+    Task { for id in 1...3 { ExportDidFinish(id: id).post(in: center) } }
+}
 print("export \(second.id) finished")
 do {
-    _ = try await ExportDidFinish.next(in: center, where: .matching { $0.id == 9 }, timeout: 0.05)
+    _ = try await ExportDidFinish.next(in: center, where: .matching { $0.id == 9 }, timeout: 0.05) {
+        ExportDidFinish(id: 8).post(in: center)
+    }
 } catch {
     print("no export 9: \(error)")
 }

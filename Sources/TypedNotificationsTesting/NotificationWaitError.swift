@@ -1,3 +1,4 @@
+public import Foundation
 import TypedNotifications
 
 /// Why a wait on a ``NotificationRecorder`` ended without the post it waited for.
@@ -27,7 +28,7 @@ import TypedNotifications
 ///     }
 /// }
 /// ```
-public struct NotificationWaitError: Error, Sendable, CustomStringConvertible {
+public struct NotificationWaitError: LocalizedError, Sendable, CustomStringConvertible {
     /// Why the wait ended.
     public enum Reason: Sendable, Hashable {
         /// The timeout passed to the wait elapsed first; `seconds` is that timeout, or 0 for a negative one (which,
@@ -86,4 +87,19 @@ public struct NotificationWaitError: Error, Sendable, CustomStringConvertible {
 
     /// A sentence naming the notification type, the wait, and what was posted.
     public let description: String
+
+    /// The same sentence as ``description``, so that `localizedDescription` says what went wrong.
+    ///
+    /// ```swift
+    /// struct Saved: Notifiable { let id: Int }
+    ///
+    /// let recorder = NotificationRecorder(Saved.self, in: NotificationCenter())
+    /// do {
+    ///     _ = try await recorder.waitForCount(1, timeout: 0)
+    /// } catch {
+    ///     // prints "Timed out after 0.0 seconds waiting for 1 post of Saved; none was posted"
+    ///     print(error.localizedDescription)
+    /// }
+    /// ```
+    public var errorDescription: String? { description }
 }

@@ -216,7 +216,7 @@ enum NextNotificationError_NextNotificationError_1 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["timed out after 0.01 s"])
+        #expect(Out.printed.lines == ["timedOut(seconds: 0.01) 1"])
     }
 
     static func example() async throws {
@@ -224,35 +224,14 @@ enum NextNotificationError_NextNotificationError_1 {
 
         let center = NotificationCenter()
         do {
-            _ = try await UploadDidFinish.next(in: center, timeout: 0.01)
-        } catch NextNotificationError.timedOut(let seconds) {
-            Out.print("timed out after", seconds, "s")  // prints "timed out after 0.01 s"
+            _ = try await UploadDidFinish.next(in: center, where: .matching { $0.id == 7 }, timeout: 0.01) {
+                UploadDidFinish(id: 6).post(in: center)  // stands for the work that should post id 7
+            }
+        } catch let error as NextNotificationError {
+            Out.print(error.reason, error.rejectedCount)  // prints "timedOut(seconds: 0.01) 1"
         }
         _ = await Out.printed.lines(waitingFor: 1)
         _ = center
-    }
-}
-
-enum NextNotificationError_description_1 {
-    // Checked: what the example's `// prints` comments say it prints.
-    enum Out {
-        static let printed = PrintedOutput()
-
-        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
-            printed.append(items.map { "\($0)" }.joined(separator: separator))
-        }
-    }
-
-    @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
-        #expect(Out.printed.lines == ["Timed out after 2.0 seco"])
-    }
-
-    static func example() async throws {
-        let error = NextNotificationError.timedOut(seconds: 2)
-        Out.print(error.description.prefix(24))  // prints "Timed out after 2.0 seco"
-        _ = await Out.printed.lines(waitingFor: 1)
-        _ = error
     }
 }
 
@@ -272,10 +251,10 @@ enum NextNotificationError_lhs_1 {
     }
 
     static func example() async throws {
-        let error = NextNotificationError.timedOut(seconds: .nan)
-        Out.print(error == error)  // prints "true"
+        let reason = NextNotificationError.Reason.timedOut(seconds: .nan)
+        Out.print(reason == reason)  // prints "true"
         _ = await Out.printed.lines(waitingFor: 1)
-        _ = error
+        _ = reason
     }
 }
 
@@ -291,14 +270,53 @@ enum NextNotificationError_hash_1 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["2"])
+        #expect(Out.printed.lines == ["1"])
     }
 
     static func example() async throws {
-        let errors: Set<NextNotificationError> = [.timedOut(seconds: 1), .timedOut(seconds: 1), .observationEnded]
-        Out.print(errors.count)  // prints "2"
+        let reasons: Set<NextNotificationError.Reason> = [.timedOut(seconds: 1), .timedOut(seconds: 1)]
+        Out.print(reasons.count)  // prints "1"
         _ = await Out.printed.lines(waitingFor: 1)
-        _ = errors
+        _ = reasons
+    }
+}
+
+enum NextNotificationError_description_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["Timed out after 0.0 seconds waiting for the next Saved; none was posted"])
+    }
+
+    static func example() async throws {
+        struct Saved: Notifiable { let id: Int }
+
+        do {
+            _ = try await Saved.next(in: NotificationCenter(), timeout: 0) {}
+        } catch let error as NextNotificationError {
+            Out.print(error)  // prints "Timed out after 0.0 seconds waiting for the next Saved; none was posted"
+        }
+        _ = await Out.printed.lines(waitingFor: 1)
+    }
+}
+
+enum NextNotificationError_errorDescription_1 {
+    static func example() async throws {
+        struct UploadDidFinish: Notifiable { let id: Int }
+
+        do {
+            _ = try await UploadDidFinish.next(in: NotificationCenter(), timeout: 0) {}
+        } catch {
+            print(error.localizedDescription)  // "Timed out after 0.0 seconds waiting for the next UploadDidFinish…"
+        }
     }
 }
 
@@ -323,15 +341,8 @@ enum Notifiable_Bridging_NotificationDecodingError_1 {
         enum PaymentAccepted: Notifiable {
             typealias Payload = Payment
             static func payload(from notification: Notification) throws -> Payment {
-                guard let userInfo = notification.userInfo else { throw NotificationDecodingError.missingUserInfo }
-                guard let id = userInfo["paymentID"] else {
-                    throw NotificationDecodingError.missingValue(key: "paymentID")
-                }
-                guard let text = id as? String else {
-                    let found = "\(type(of: id))"
-                    throw NotificationDecodingError.typeMismatch(key: "paymentID", expected: "String", found: found)
-                }
-                return Payment(id: text)
+                // Throws .missingUserInfo, .missingValue(key: "paymentID") or .typeMismatch(key: "paymentID", …).
+                Payment(id: try notification.userInfoValue(forKey: "paymentID"))
             }
         }
     }
@@ -766,6 +777,55 @@ enum Notifiable_postsThroughFoundation_2 {
     static func example() async throws {
         struct CounterDidChange: Notifiable { let count: Int }
         print(CounterDidChange.postsThroughFoundation)  // true
+    }
+}
+
+// MARK: - Sources/TypedNotifications/Notification+UserInfoValues.swift
+
+enum Notification_UserInfoValues_userInfoValue_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["bytes Swift.Int Swift.String"])
+    }
+
+    static func example() async throws {
+        struct DownloadProgress: Notifiable {  // the legacy "DownloadProgress" notification, with userInfo["bytes"]
+            static var notificationName: Notification.Name { .init("DownloadProgress") }
+            let bytes: Int
+            static func payload(from plain: Notification) throws -> Self {
+                Self(bytes: try plain.userInfoValue(forKey: "bytes"))
+            }
+            static func userInfo(for progress: Self) -> [AnyHashable: Any]? { ["bytes": progress.bytes] }
+        }
+
+        let wrong = Notification(name: .init("DownloadProgress"), userInfo: ["bytes": "three"])
+        do {
+            _ = try DownloadProgress.payload(from: wrong)
+        } catch NotificationDecodingError.typeMismatch(let key, let expected, let found) {
+            Out.print(key, expected, found)  // prints "bytes Swift.Int Swift.String"
+        }
+        _ = await Out.printed.lines(waitingFor: 1)
+        _ = wrong
+    }
+}
+
+enum Notification_UserInfoValues_userInfoValue_2 {
+    static func example() async throws {
+        let note = Notification(name: .init("Sync"), userInfo: ["count": NSNumber(value: 3)])
+        let count: Int = try note.userInfoValue(forKey: "count")  // 3
+        let label = try note.userInfoValue(forKey: "label", as: String?.self)  // nil: the key is optional
+        _ = note
+        _ = count
+        _ = label
     }
 }
 
@@ -1289,27 +1349,27 @@ enum NotificationSequence_notifications_1 {
 
 enum NotificationSequence_next_3 {
     static func example() async throws {
-        struct UploadDidFinish: Notifiable { let id: Int }
+        struct LoginCompleted: Notifiable { let userID: String }
 
-        func upload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
-            let next = UploadDidFinish.notifications(in: center)  // observing from here on
-            Task { UploadDidFinish(id: id).post(in: center) }  // stands for starting the upload
-            return try await next.next(where: .matching { $0.id == id }, timeout: 30)
+        func logIn(_ userID: String, in center: NotificationCenter) async throws -> LoginCompleted {
+            try await LoginCompleted.next(in: center, where: .matching { $0.userID == userID }, timeout: 5) {
+                Task { LoginCompleted(userID: userID).post(in: center) }  // stands for starting the login
+            }
         }
+    }
+}
+
+enum NotificationSequence_line275_1 {
+    static func example() async throws {
+        struct LoginCompleted: Notifiable { let userID: String }
+        func startLogin() {}
+
+        let login = try await LoginCompleted.next(where: .matching { $0.userID == "u42" }, timeout: 5) { startLogin() }
+        _ = login
     }
 }
 
 enum NotificationSequence_next_4 {
-    static func example() async throws {
-        struct UploadDidFinish: Notifiable { let id: Int }
-
-        func waitForUpload(_ id: Int, in center: NotificationCenter) async throws -> UploadDidFinish {
-            try await UploadDidFinish.next(in: center, where: .matching { $0.id == id }, timeout: 30)
-        }
-    }
-}
-
-enum NotificationSequence_next_5 {
     // Checked: what the example's `// prints` comments say it prints.
     enum Out {
         static let printed = PrintedOutput()
@@ -1770,6 +1830,36 @@ enum NotificationWaitError_hash_1 {
     }
 }
 
+enum NotificationWaitError_errorDescription_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["Timed out after 0.0 seconds waiting for 1 post of Saved; none was posted"])
+    }
+
+    static func example() async throws {
+        struct Saved: Notifiable { let id: Int }
+
+        let recorder = NotificationRecorder(Saved.self, in: NotificationCenter())
+        do {
+            _ = try await recorder.waitForCount(1, timeout: 0)
+        } catch {
+            // prints "Timed out after 0.0 seconds waiting for 1 post of Saved; none was posted"
+            Out.print(error.localizedDescription)
+        }
+        _ = await Out.printed.lines(waitingFor: 1)
+        _ = recorder
+    }
+}
+
 // MARK: - Sources/TypedNotificationsTesting/PostExpectations.swift
 
 #if canImport(Testing)
@@ -1852,7 +1942,7 @@ enum TypedNotificationExpectation_TypedNotificationExpectation_1 {
             func testSavingInTheBackgroundPostsEveryItem() {
                 let center = NotificationCenter()
                 let store = Store(center: center)
-                let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center)
+                let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center)  // exactly 2
                 store.saveInBackground([1, 2])
                 wait(for: [saved], timeout: 5)
                 XCTAssertEqual(saved.payloads.map(\.id), [1, 2])
@@ -1868,13 +1958,26 @@ enum TypedNotificationExpectation_init_1 {
         struct CounterDidChange: Notifiable { let count: Int }
         let center = NotificationCenter()
 
-        let anyChange = TypedNotificationExpectation(CounterDidChange.self, in: center)
+        let oneChange = TypedNotificationExpectation(CounterDidChange.self, in: center)  // exactly one
         let reachedThree = TypedNotificationExpectation(CounterDidChange.self, in: center) { $0.count == 3 }
         let noChange = TypedNotificationExpectation(CounterDidChange.self, count: 0, in: center)
         _ = center
-        _ = anyChange
+        _ = oneChange
         _ = reachedThree
         _ = noChange
+    }
+}
+#endif
+
+#if canImport(XCTest)
+enum TypedNotificationExpectation_init_2 {
+    static func example() async throws {
+        struct CounterDidChange: Notifiable { let count: Int }
+        let center = NotificationCenter()
+
+        let someChanges = TypedNotificationExpectation(CounterDidChange.self, atLeast: 2, in: center)
+        _ = center
+        _ = someChanges
     }
 }
 #endif
@@ -3262,9 +3365,9 @@ enum LatestValuesAndCoalescing_WaitForTheNotificationYouNeed_1 {
         }
 
         func export(_ id: Int, in center: NotificationCenter) async throws -> ExportDidFinish {
-            let finished = ExportDidFinish.notifications(in: center)  // observing from here on
-            ExportDidFinish(id: id).post(in: center)  // stands for starting the export
-            return try await finished.next(where: .matching { $0.id == id }, timeout: 30)
+            try await ExportDidFinish.next(in: center, where: .matching { $0.id == id }, timeout: 30) {
+                ExportDidFinish(id: id).post(in: center)  // stands for starting the export
+            }
         }
     }
 }
@@ -3571,13 +3674,12 @@ enum LifetimesAndDelivery_IterateAnAsynchronousSequence_5 {
         // Prelude `center`, from the generator.
         let center = NotificationCenter()
 
-        let ready = UserDidLogIn.notifications(in: center)  // observing from here on
-        UserDidLogIn.post(User(name: "Grace"), in: center)
-        let grace = try await ready.next(where: .matching { $0.name == "Grace" }, timeout: 10)
+        let grace = try await UserDidLogIn.next(in: center, where: .matching { $0.name == "Grace" }, timeout: 10) {
+            UserDidLogIn.post(User(name: "Grace"), in: center)  // the code that logs in
+        }
         Out.print("logged in:", grace.name)  // prints "logged in: Grace"
         _ = await Out.printed.lines(waitingFor: 1)
         _ = center
-        _ = ready
         _ = grace
     }
 }
@@ -3958,7 +4060,7 @@ enum MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3972,7 +4074,7 @@ enum MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationRejected") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -3990,20 +4092,12 @@ extension MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_
         ["paymentID": id, "amount": amount]
     }
 
-    init(userInfo: [AnyHashable: Any]?) throws {
-        guard let userInfo else { throw NotificationDecodingError.missingUserInfo }
-        func value<Value>(_ key: String) throws -> Value {
-            guard let value = userInfo[key] else { throw NotificationDecodingError.missingValue(key: key) }
-            guard let typed = value as? Value else {
-                throw NotificationDecodingError.typeMismatch(
-                    key: key,
-                    expected: "\(Value.self)",
-                    found: "\(type(of: value))"
-                )
-            }
-            return typed
-        }
-        self.init(id: try value("paymentID"), amount: try value("amount"))
+    /// Reads the layout; a missing key or a value of another type throws an error that names the key.
+    init(_ notification: Notification) throws {
+        self.init(
+            id: try notification.userInfoValue(forKey: "paymentID"),
+            amount: try notification.userInfoValue(forKey: "amount")
+        )
     }
 }
 
@@ -4064,7 +4158,7 @@ enum MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_2 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -4078,7 +4172,7 @@ enum MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_2 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationRejected") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -4107,20 +4201,12 @@ extension MigratingStringNotifications_Step1NameTheLegacyNotificationsWithTypes_
         ["paymentID": id, "amount": amount]
     }
 
-    init(userInfo: [AnyHashable: Any]?) throws {
-        guard let userInfo else { throw NotificationDecodingError.missingUserInfo }
-        func value<Value>(_ key: String) throws -> Value {
-            guard let value = userInfo[key] else { throw NotificationDecodingError.missingValue(key: key) }
-            guard let typed = value as? Value else {
-                throw NotificationDecodingError.typeMismatch(
-                    key: key,
-                    expected: "\(Value.self)",
-                    found: "\(type(of: value))"
-                )
-            }
-            return typed
-        }
-        self.init(id: try value("paymentID"), amount: try value("amount"))
+    /// Reads the layout; a missing key or a value of another type throws an error that names the key.
+    init(_ notification: Notification) throws {
+        self.init(
+            id: try notification.userInfoValue(forKey: "paymentID"),
+            amount: try notification.userInfoValue(forKey: "amount")
+        )
     }
 }
 
@@ -4181,7 +4267,7 @@ enum MigratingStringNotifications_Step2MoveObserversToTypedCode_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -4195,7 +4281,7 @@ enum MigratingStringNotifications_Step2MoveObserversToTypedCode_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationRejected") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -4224,20 +4310,12 @@ extension MigratingStringNotifications_Step2MoveObserversToTypedCode_1.Payment {
         ["paymentID": id, "amount": amount]
     }
 
-    init(userInfo: [AnyHashable: Any]?) throws {
-        guard let userInfo else { throw NotificationDecodingError.missingUserInfo }
-        func value<Value>(_ key: String) throws -> Value {
-            guard let value = userInfo[key] else { throw NotificationDecodingError.missingValue(key: key) }
-            guard let typed = value as? Value else {
-                throw NotificationDecodingError.typeMismatch(
-                    key: key,
-                    expected: "\(Value.self)",
-                    found: "\(type(of: value))"
-                )
-            }
-            return typed
-        }
-        self.init(id: try value("paymentID"), amount: try value("amount"))
+    /// Reads the layout; a missing key or a value of another type throws an error that names the key.
+    init(_ notification: Notification) throws {
+        self.init(
+            id: try notification.userInfoValue(forKey: "paymentID"),
+            amount: try notification.userInfoValue(forKey: "amount")
+        )
     }
 }
 
@@ -4298,7 +4376,7 @@ enum MigratingStringNotifications_Step3MovePostersToTypedCode_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationAccepted") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -4312,7 +4390,7 @@ enum MigratingStringNotifications_Step3MovePostersToTypedCode_1 {
         static var notificationName: Notification.Name { .init("PaymentViewControllerNotificationRejected") }
 
         static func payload(from notification: Notification) throws -> Payment {
-            try Payment(userInfo: notification.userInfo)
+            try Payment(notification)
         }
 
         static func userInfo(for payment: Payment) -> [AnyHashable: Any]? {
@@ -4345,20 +4423,12 @@ extension MigratingStringNotifications_Step3MovePostersToTypedCode_1.Payment {
         ["paymentID": id, "amount": amount]
     }
 
-    init(userInfo: [AnyHashable: Any]?) throws {
-        guard let userInfo else { throw NotificationDecodingError.missingUserInfo }
-        func value<Value>(_ key: String) throws -> Value {
-            guard let value = userInfo[key] else { throw NotificationDecodingError.missingValue(key: key) }
-            guard let typed = value as? Value else {
-                throw NotificationDecodingError.typeMismatch(
-                    key: key,
-                    expected: "\(Value.self)",
-                    found: "\(type(of: value))"
-                )
-            }
-            return typed
-        }
-        self.init(id: try value("paymentID"), amount: try value("amount"))
+    /// Reads the layout; a missing key or a value of another type throws an error that names the key.
+    init(_ notification: Notification) throws {
+        self.init(
+            id: try notification.userInfoValue(forKey: "paymentID"),
+            amount: try notification.userInfoValue(forKey: "amount")
+        )
     }
 }
 

@@ -153,6 +153,8 @@ import TypedNotificationsTesting
         let recorder = NotificationRecorder(Saved.self, in: center)
         let error = try await #require(throws: NotificationWaitError.self) { try await recorder.next(timeout: 0.02) }
         #expect(error.reason == .timedOut(seconds: 0.02))
+        #expect((error as any Error).localizedDescription == error.description)
+        #expect(error.description.hasPrefix("Timed out after 0.02 seconds waiting for post 1 of Saved in next()"))
     }
 
     @Test(.timeLimit(.minutes(1))) func oneLimitInSecondsServesTheLibrarysWaitAndTheRecordersAlike() async throws {
@@ -160,12 +162,12 @@ import TypedNotificationsTesting
         let recorder = NotificationRecorder(Saved.self, in: center)
         let limit: TimeInterval = 0
         let libraryError = try await #require(throws: NextNotificationError.self) {
-            try await Saved.next(in: center, timeout: limit)
+            try await Saved.next(in: center, timeout: limit) {}
         }
         let recorderError = try await #require(throws: NotificationWaitError.self) {
             try await recorder.next(timeout: limit)
         }
-        #expect(libraryError == .timedOut(seconds: 0))
+        #expect(libraryError.reason == .timedOut(seconds: 0))
         #expect(recorderError.reason == .timedOut(seconds: 0))
     }
 

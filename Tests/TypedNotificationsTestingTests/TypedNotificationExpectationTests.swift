@@ -130,12 +130,16 @@ final class TypedNotificationExpectationTests: XCTestCase {
 
     /// The failures XCTest reports while `capturesFailures` is set, instead of failing the test.
     private var capturedFailures: [String] = []
+    /// Where each of `capturedFailures` was reported: the file's path and the line.
+    private var capturedLocations: [(file: String, line: Int)] = []
     private var capturesFailures = false
 
     #if canImport(Darwin)
     override func record(_ issue: XCTIssue) {
         if capturesFailures {
             capturedFailures.append(issue.compactDescription)
+            let location = issue.sourceCodeContext.location
+            capturedLocations.append((location?.fileURL.path ?? "", location?.lineNumber ?? 0))
         } else {
             super.record(issue)
         }
@@ -146,11 +150,73 @@ final class TypedNotificationExpectationTests: XCTestCase {
     ) {
         if capturesFailures {
             capturedFailures.append(description)
+            capturedLocations.append((filePath, lineNumber))
         } else {
             super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
         }
     }
     #endif
+
+    // MARK: - A count is exact
+
+    func testAnExpectationForOnePostFailsOnTwoAtTheLineThatMadeIt() {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let line = #line + 1
+        let saved = TypedNotificationExpectation(Saved.self, in: center)
+        capturesFailures = true
+        store.save([1, 2])
+        capturesFailures = false
+        wait(for: [saved], timeout: 5)
+        XCTAssertEqual(
+            capturedFailures.map { $0.contains("expected 1 post of Saved, but 2 were posted") }, [true],
+            "\(capturedFailures)")
+        XCTAssertTrue(
+            capturedFailures.first?.contains("; 1 more than expected: Saved(id: 2)") == true, "\(capturedFailures)")
+        XCTAssertEqual(capturedLocations.first?.file, "\(#filePath)")
+        XCTAssertEqual(capturedLocations.first?.line, line)
+    }
+
+    func testEveryPostPastTheCountFailsAndListsTheExtraPayloads() {
+        let center = NotificationCenter()
+        let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center) { $0.id > 0 }
+        capturesFailures = true
+        for id in [1, 0, 2, 3, 4] { Saved(id: id).post(in: center) }
+        capturesFailures = false
+        wait(for: [saved], timeout: 5)
+        XCTAssertEqual(capturedFailures.count, 2, "\(capturedFailures)")
+        XCTAssertTrue(
+            capturedFailures.last?.contains(
+                "expected 2 posts of Saved matching the predicate, but 4 were posted: Saved(id: 1), Saved(id: 2), "
+                    + "Saved(id: 3), Saved(id: 4); 2 more than expected: Saved(id: 3), Saved(id: 4)"
+                    + "; 1 post not matching the predicate was ignored: Saved(id: 0)") == true,
+            "\(capturedFailures)")
+    }
+
+    func testAnAtLeastExpectationIsMetByMorePostsWithoutFailing() {
+        let center = NotificationCenter()
+        let saved = TypedNotificationExpectation(Saved.self, atLeast: 2, in: center)
+        XCTAssertEqual(saved.expectationDescription, "expected at least 2 posts of Saved")
+        // Set, it would fail the test if the expectation fulfilled itself past its count.
+        saved.assertForOverFulfill = true
+        capturesFailures = true
+        Store(center: center).save([1, 2, 3])
+        capturesFailures = false
+        XCTAssertEqual(XCTWaiter().wait(for: [saved], timeout: 5), .completed)
+        XCTAssertEqual(capturedFailures, [])
+        XCTAssertEqual(saved.payloads.map(\.id), [1, 2, 3])
+    }
+
+    func testAnExactExpectationMetOnTimeDoesNotFail() {
+        let center = NotificationCenter()
+        let saved = TypedNotificationExpectation(Saved.self, count: 2, in: center)
+        saved.assertForOverFulfill = true
+        capturesFailures = true
+        Store(center: center).saveInBackground([1, 2])
+        XCTAssertEqual(XCTWaiter().wait(for: [saved], timeout: 5), .completed)
+        capturesFailures = false
+        XCTAssertEqual(capturedFailures, [])
+    }
 
     func testATimeoutFailureSaysWhatWasPostedInstead() {
         let center = NotificationCenter()

@@ -93,7 +93,7 @@ import TypedNotificationsTestSupport
     @Test func nextReturnsTheFirstPayloadPostedAfterTheCall() async throws {
         let center = NotificationCenter()
         UserDidLogIn.post(User(name: "Before"), in: center)
-        let user = Task { try await UserDidLogIn.next(in: center) }
+        let user = Task { try await UserDidLogIn.next(in: center) {} }
         // Waits until the task has registered its observer: a condition on the registry, not a timed sleep.
         while ObserverRegistry.shared.registrationCounts(in: center).observers == 0 { await Task.yield() }
         UserDidLogIn.post(User(name: "Ada"), in: center)
@@ -104,7 +104,7 @@ import TypedNotificationsTestSupport
 
     @Test func nextThrowsCancellationErrorWhenCancelled() async {
         let center = NotificationCenter()
-        let waiting = Task { try await CounterDidChange.next(in: center) }
+        let waiting = Task { try await CounterDidChange.next(in: center) {} }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
@@ -130,7 +130,7 @@ import TypedNotificationsTestSupport
 
     @Test func nextWithAConditionOnTheTypeReturnsTheFirstMatchingPost() async throws {
         let center = NotificationCenter()
-        let waiter = Task { try await CounterDidChange.next(in: center, where: .matching { $0.count > 2 }) }
+        let waiter = Task { try await CounterDidChange.next(in: center, where: .matching { $0.count > 2 }) {} }
         while ObserverRegistry.shared.registrationCounts(in: center).observers == 0 { await Task.yield() }
         for count in 1...5 { CounterDidChange(count: count).post(in: center) }
         #expect(try await waiter.value == CounterDidChange(count: 3))
@@ -140,17 +140,17 @@ import TypedNotificationsTestSupport
     @Test func nextThrowsTimedOutAtTheTimeLimitAndEndsTheObservation() async {
         let center = NotificationCenter()
         let changes = CounterDidChange.notifications(in: center)
-        await #expect(throws: NextNotificationError.timedOut(seconds: 0.01)) {
+        await expectWaitEnds(.timedOut(seconds: 0.01)) {
             try await changes.next(where: .matching { $0.count > 100 }, timeout: 0.01)
         }
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
-        await #expect(throws: NextNotificationError.observationEnded) { try await changes.next() }
+        await expectWaitEnds(.observationEnded) { try await changes.next() }
     }
 
     @Test func aTimeLimitThatHasNotPassedDoesNotKeepTheObservationAfterNextReturns() async throws {
         let center = NotificationCenter()
         let waiter = Task {
-            try await CounterDidChange.next(in: center, where: .matching { $0.count == 2 }, timeout: 3_600)
+            try await CounterDidChange.next(in: center, where: .matching { $0.count == 2 }, timeout: 3_600) {}
         }
         while ObserverRegistry.shared.registrationCounts(in: center).observers == 0 { await Task.yield() }
         CounterDidChange(count: 2).post(in: center)
@@ -169,12 +169,12 @@ import TypedNotificationsTestSupport
         var center: NotificationCenter? = NotificationCenter()
         let changes = CounterDidChange.notifications(in: center!)
         center = nil
-        await #expect(throws: NextNotificationError.observationEnded) { try await changes.next(timeout: 60) }
+        await expectWaitEnds(.observationEnded) { try await changes.next(timeout: 60) }
     }
 
     @Test func nextWithATimeLimitThrowsCancellationErrorWhenCancelled() async {
         let center = NotificationCenter()
-        let waiting = Task { try await CounterDidChange.next(in: center, timeout: 60) }
+        let waiting = Task { try await CounterDidChange.next(in: center, timeout: 60) {} }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
@@ -194,7 +194,7 @@ import TypedNotificationsTestSupport
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
         CounterDidChange(count: 2).post(in: center)
         #expect(try await changes.next(timeout: 60) == CounterDidChange(count: 1))
-        await #expect(throws: NextNotificationError.observationEnded) { try await changes.next(timeout: 60) }
+        await expectWaitEnds(.observationEnded) { try await changes.next(timeout: 60) }
     }
 
     /// An infinite time limit sets a timer that never fires, rather than trapping.

@@ -101,6 +101,31 @@ import TypedNotificationsTestSupport
             "\(result.output)")
     }
 
+    /// The one-line wait that observes only once it runs, and so misses what work started before it posts, is not
+    /// offered: the compiler says to pass the work as a trailing closure instead, which compiles.
+    @Test func aWaitWithoutTheWorkThatPostsDoesNotCompileAndSaysWhatToWrite() throws {
+        let racy = try typeCheck(
+            Self.prelude + """
+                func startCounting() {}
+                func wait() async throws {
+                    async let change = CounterDidChange.next(where: .matching { $0.count == 1 }, timeout: 1)
+                    startCounting()
+                    _ = try await change
+                }
+                """)
+        #expect(racy.status != 0)
+        #expect(racy.output.contains("'next(from:in:where:timeout:)' is unavailable"), "\(racy.output)")
+        #expect(racy.output.contains("pass that work as a trailing closure"), "\(racy.output)")
+        let safe = try typeCheck(
+            Self.prelude + """
+                func startCounting() {}
+                func wait() async throws -> CounterDidChange {
+                    try await CounterDidChange.next(where: .matching { $0.count == 1 }, timeout: 1) { startCounting() }
+                }
+                """)
+        #expect(safe.status == 0, "\(safe.output)")
+    }
+
     @Test func aPayloadThatIsNotSendableDoesNotCompile() throws {
         let result = try typeCheck(
             Self.prelude + """

@@ -197,7 +197,7 @@ private actor UnreadStore {
     @Test func nextReturnsTheLatestPostAtOnce() async throws {
         let center = NotificationCenter()
         UnreadCount(count: 6).post(in: center)
-        #expect(try await UnreadCount.next(in: center, timeout: 60) == UnreadCount(count: 6))
+        #expect(try await UnreadCount.next(in: center, timeout: 60) {} == UnreadCount(count: 6))
     }
 
     @Test func theSenderFilterAppliesToTheLatestPost() {

@@ -12,7 +12,8 @@ import TypedNotificationsTestSupport
 
     /// The library's public functions named `post`, `observe…`, `notifications`, `publisher`, `next` or
     /// `awaitDelivery`, excluding the `next` requirements of `NotificationSequence.AsyncIterator`
-    /// (`AsyncIteratorProtocol`'s, not entry points).
+    /// (`AsyncIteratorProtocol`'s, not entry points), and declarations marked `unavailable`, which cannot be called:
+    /// they only turn a spelling the API does not offer into a compiler message saying what to write instead.
     @Test func theLibraryHasAtMostSixteenPostingAndObservingEntryPoints() throws {
         let sources = Self.root.appendingPathComponent("Sources/TypedNotifications")
         let files = try #require(FileManager.default.subpaths(atPath: sources.path)).filter { $0.hasSuffix(".swift") }
@@ -20,8 +21,17 @@ import TypedNotificationsTestSupport
         var entryPoints: [String] = []
         for file in files.sorted() {
             let source = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
-            for line in source.split(separator: "\n") where line.contains(declaration) {
-                entryPoints.append("\(file): \(line.trimmingCharacters(in: .whitespaces))")
+            // The attributes since the last doc comment or declaration, to tell an unavailable declaration.
+            var attributes = ""
+            for line in source.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                if line.contains(declaration) {
+                    if !attributes.contains("unavailable") { entryPoints.append("\(file): \(line)") }
+                    attributes = ""
+                } else if line.hasPrefix("///") || line.hasPrefix("}") {
+                    attributes = ""
+                } else {
+                    attributes += line
+                }
             }
         }
         // 2 posting forms, 9 observing forms, a sequence, a publisher, `next` as one step (on the type) or as the

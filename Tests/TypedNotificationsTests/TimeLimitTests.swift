@@ -21,19 +21,18 @@ import TypedNotificationsTestSupport
     func aLimitAtOrBelowZeroOrNaNThrowsTimedOutZeroAtOnce(limit: TimeInterval) async {
         let center = NotificationCenter()
         let changes = CounterDidChange.notifications(in: center)
-        let error = await #expect(throws: NextNotificationError.self) { try await changes.next(timeout: limit) }
-        #expect(error == .timedOut(seconds: 0))
+        let error = await expectWaitEnds(.timedOut(seconds: 0)) { try await changes.next(timeout: limit) }
         #expect(error == error)
         // The wait ended the sequence, as any time limit does, and with it the observation.
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
-        await #expect(throws: NextNotificationError.observationEnded) { try await changes.next() }
+        await expectWaitEnds(.observationEnded) { try await changes.next() }
     }
 
     @Test(arguments: passedLimits)
     func aTypeWideWaitWithAPassedLimitThrowsTimedOutZeroAtOnce(limit: TimeInterval) async {
         let center = NotificationCenter()
-        await #expect(throws: NextNotificationError.timedOut(seconds: 0)) {
-            try await CounterDidChange.next(in: center, timeout: limit)
+        await expectWaitEnds(.timedOut(seconds: 0)) {
+            try await CounterDidChange.next(in: center, timeout: limit) {}
         }
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
@@ -49,8 +48,8 @@ import TypedNotificationsTestSupport
         // The limit has passed, so the sequence ended; what it had buffered is still handed out, then it times out.
         CounterDidChange(count: 4).post(in: center)
         #expect(try await changes.next(timeout: limit) == CounterDidChange(count: 3))
-        await #expect(throws: NextNotificationError.timedOut(seconds: 0)) { try await changes.next(timeout: limit) }
-        await #expect(throws: NextNotificationError.observationEnded) { try await changes.next(timeout: 60) }
+        await expectWaitEnds(.timedOut(seconds: 0)) { try await changes.next(timeout: limit) }
+        await expectWaitEnds(.observationEnded) { try await changes.next(timeout: 60) }
     }
 
     @Test(arguments: passedLimits)
@@ -58,7 +57,7 @@ import TypedNotificationsTestSupport
         let center = NotificationCenter()
         let changes = CounterDidChange.notifications(in: center)
         CounterDidChange(count: 1).post(in: center)
-        await #expect(throws: NextNotificationError.timedOut(seconds: 0)) {
+        await expectWaitEnds(.timedOut(seconds: 0)) {
             try await changes.next(where: .matching { $0.count > 1 }, timeout: limit)
         }
     }
@@ -67,16 +66,16 @@ import TypedNotificationsTestSupport
     func aPassedLimitReturnsTheLatestValueOfALatestValueType(limit: TimeInterval) async throws {
         let center = NotificationCenter()
         LimitLevel(value: 5).post(in: center)
-        #expect(try await LimitLevel.next(in: center, timeout: limit) == LimitLevel(value: 5))
-        await #expect(throws: NextNotificationError.timedOut(seconds: 0)) {
-            try await LimitLevel.next(in: center, where: .matching { $0.value > 5 }, timeout: limit)
+        #expect(try await LimitLevel.next(in: center, timeout: limit) {} == LimitLevel(value: 5))
+        await expectWaitEnds(.timedOut(seconds: 0)) {
+            try await LimitLevel.next(in: center, where: .matching { $0.value > 5 }, timeout: limit) {}
         }
     }
 
     @Test func aLimitShorterThanANanosecondHasPassedAndIsReportedAsGiven() async {
         let center = NotificationCenter()
-        await #expect(throws: NextNotificationError.timedOut(seconds: 1e-10)) {
-            try await CounterDidChange.next(in: center, timeout: 1e-10)
+        await expectWaitEnds(.timedOut(seconds: 1e-10)) {
+            try await CounterDidChange.next(in: center, timeout: 1e-10) {}
         }
     }
 
@@ -97,19 +96,19 @@ import TypedNotificationsTestSupport
 
     // MARK: - Errors
 
-    @Test func everyTimedOutErrorEqualsItselfAndHashesAlike() {
-        let errors: [NextNotificationError] = [
+    @Test func everyTimedOutReasonEqualsItselfAndHashesAlike() {
+        let reasons: [NextNotificationError.Reason] = [
             .timedOut(seconds: .nan), .timedOut(seconds: -.nan), .timedOut(seconds: 0), .timedOut(seconds: -0.0),
             .timedOut(seconds: .infinity), .timedOut(seconds: 2), .observationEnded,
         ]
-        for error in errors {
-            #expect(error == error, "\(error)")
+        for reason in reasons {
+            #expect(reason == reason, "\(reason)")
         }
-        #expect(NextNotificationError.timedOut(seconds: .nan) == .timedOut(seconds: -.nan))
-        #expect(NextNotificationError.timedOut(seconds: 0) == .timedOut(seconds: -0.0))
-        #expect(NextNotificationError.timedOut(seconds: .nan) != .timedOut(seconds: 0))
-        #expect(NextNotificationError.timedOut(seconds: 2) != .observationEnded)
-        #expect(Set(errors).count == 5)
+        #expect(NextNotificationError.Reason.timedOut(seconds: .nan) == .timedOut(seconds: -.nan))
+        #expect(NextNotificationError.Reason.timedOut(seconds: 0) == .timedOut(seconds: -0.0))
+        #expect(NextNotificationError.Reason.timedOut(seconds: .nan) != .timedOut(seconds: 0))
+        #expect(NextNotificationError.Reason.timedOut(seconds: 2) != .observationEnded)
+        #expect(Set(reasons).count == 5)
     }
 
     // MARK: - The conversion

@@ -8,6 +8,7 @@ import TypedNotifications
 /// Expected no posts of Saved, but 1 was posted: Saved(id: 4); 1 post from other senders was ignored: Saved(id: 5)
 /// Expected 1 post of Saved, but 2 were posted: Saved(id: 1), Saved(id: 2); 1 of them came from a thread outside any
 ///     task (such as a dispatch queue's), which may be code other than the block's: Saved(id: 2)
+/// expected 1 post of Saved, but 2 were posted: Saved(id: 1), Saved(id: 2); 1 more than expected: Saved(id: 2)
 /// ```
 struct PostReport<Event: Notifiable> {
     /// Payloads listed in a message, at most; the rest are counted.
@@ -72,6 +73,13 @@ struct PostReport<Event: Notifiable> {
                 + decodingErrors.prefix(Self.listLimit).map { "\($0)" }.joined(separator: "; ")
         }
         return parts
+    }
+
+    /// `; 1 more than expected: Saved(id: 2)`: the payloads of `matched` past `count`, or an empty string.
+    func excess(over count: Int) -> String {
+        let extra = Array(matched.dropFirst(count))
+        guard !extra.isEmpty else { return "" }
+        return "; \(extra.count) more than expected" + Self.list(extra)
     }
 
     /// `outcome` followed by `ignored`.

@@ -21,6 +21,10 @@ enum README_Testing_1 {
             try await awaitDelivery { CartDidChange(itemCount: 1).post(in: center) }  // the code under test would post
             #expect(recorder.payloads == [CartDidChange(itemCount: 1)])
             #expect(await totals.itemCount == 1)  // its handler has run: no polling, no sleep
+            let emptied = try await CartDidChange.next(in: center, where: .matching { $0.itemCount == 0 }, timeout: 5) {
+                Task { CartDidChange(itemCount: 0).post(in: center) }  // work that posts later, on another task
+            }
+            #expect(emptied.itemCount == 0)
         }
     }
 }
