@@ -3,8 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "TypedNotifications",
-    // The floor of Swift's concurrency runtime without back-deployment shims; `SendableMetatype` needs a Swift 6.2
-    // compiler (Xcode 26) but no newer OS. APIs that need more say so with `@available`.
+    // The floor of Swift's concurrency runtime without back-deployment shims. `Notifiable` refines `Sendable`, which
+    // makes its metatypes `Sendable` from Swift 6.2 (SE-0470, Xcode 26) on, with no newer OS; nothing needs a newer
+    // compiler (no `weak let`, SE-0481, Swift 6.3). APIs that need a newer OS say so with `@available`.
     platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "TypedNotifications", targets: ["TypedNotifications"]),
@@ -38,9 +39,19 @@ let package = Package(
             dependencies: ["TypedNotifications"],
             path: "Tests/TypedNotificationsTestSupport"
         ),
+        // Public conformers written with nothing but `: Notifiable`, in a module of their own: that it compiles proves
+        // a public type needs no more. Not a product.
+        .target(
+            name: "TypedNotificationsPublicConformers",
+            dependencies: ["TypedNotifications"],
+            path: "Tests/TypedNotificationsPublicConformers"
+        ),
         .testTarget(
             name: "TypedNotificationsTests",
-            dependencies: ["TypedNotifications", "TypedNotificationsTesting", "TypedNotificationsTestSupport"]
+            dependencies: [
+                "TypedNotifications", "TypedNotificationsTesting", "TypedNotificationsTestSupport",
+                "TypedNotificationsPublicConformers",
+            ]
         ),
         .testTarget(
             name: "TypedNotificationsReliabilityTests",

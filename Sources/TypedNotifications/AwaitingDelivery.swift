@@ -1,4 +1,7 @@
-// Awaiting a post's delivery: `awaitDelivery { … }` runs posts, then waits until their observers are done with them.
+public import Foundation
+
+// Awaiting a post's delivery: `awaitDelivery { … }` runs posts, then waits until their observers are done with them;
+// `awaitDelivery(in: center) { … }` does so for every post made on one center, from any thread, while its closure runs.
 
 /// Runs `posts`, then waits until every observer its posts reached has finished with them; returns what `posts`
 /// returns.
@@ -22,6 +25,10 @@
 /// Posts that the handlers make in turn are waited for when they are made during the post, on the posting thread
 /// (by a handler on the posting thread, or one that runs during a post made on its actor); posts made later, by queued
 /// handlers, and posts made by other threads or tasks meanwhile are not.
+///
+/// - Important: Only the posts made on the calling thread count, to any center. For posts that `posts` makes on other
+///   threads or tasks (`DispatchQueue.concurrentPerform`, a `Thread`, `Task.detached`, a queue's `async`), use
+///   ``awaitDelivery(in:isolation:_:)``, which waits for every post made on one center while its closure runs.
 ///
 /// - **No deadlock:** the wait suspends the task, it never blocks a thread: awaited on the main actor, main-actor
 ///   observers run while it waits (those of a post made there run during the post, as always). Inside an `async`
@@ -62,6 +69,75 @@ public func awaitDelivery<Result>(
 ) async throws -> Result {
     let waiter = DeliveryWaiter()
     let result = try PendingDeliveries.collecting(into: PendingDeliveries(waiter: waiter, isolation: isolation), posts)
+    try await waiter.wait()
+    return result
+}
+
+/// Runs `posts`, then waits until every observer has finished with every post made on `center` while `posts` ran, from
+/// any thread or task; returns what `posts` returns.
+///
+/// For a test whose posts come from threads or tasks it starts: a post made on another thread counts if it began before
+/// `posts` returned, so `posts` must wait for the work it starts (a `concurrentPerform` returns when its iterations
+/// have, a task group or an awaited task when its tasks have; a thread or a queue's `async` needs a signal awaited
+/// before `posts` returns). Each post is waited for as ``awaitDelivery(isolation:_:)`` waits for its own: a handler on
+/// the posting thread when the post returns; on a queue, an operation queue, the main actor or an actor, and an `async`
+/// handler, once its call has returned or was dropped because its observation ended; a coalesced post once its
+/// burst's delivery is done. Posts made on other centers, and posts made before `posts` began or after it returned, are
+/// not waited for; plain `NotificationCenter` posts on `center` that reach typed observers are.
+///
+/// Which to use: ``awaitDelivery(isolation:_:)`` when the test posts from its own task, on any number of centers;
+/// this form when something it starts posts from other threads or tasks, on the one center the test made.
+///
+/// - **No deadlock:** the wait suspends the task and never blocks a thread, as ``awaitDelivery(isolation:_:)``'s does;
+///   inside an `async` handler, the deliveries to that handler's own observation are not waited for.
+/// - **Cancellation:** if the task is cancelled while it waits, the wait ends with `CancellationError`; the deliveries
+///   go on.
+/// - **Cost:** while such a wait runs, each post on `center` looks it up under a lock; every other post, on any center,
+///   reads one counter more.
+///
+/// ```swift
+/// actor Tally {
+///     private(set) var count = 0
+///     func add() { count += 1 }
+/// }
+/// struct Uploaded: Notifiable { let part: Int }
+///
+/// let center = NotificationCenter()
+/// let tally = Tally()
+/// let token = Uploaded.observe(for: tally, in: center) { tally, _ in tally.add() }
+/// try await awaitDelivery(in: center) {
+///     DispatchQueue.concurrentPerform(iterations: 8) { part in
+///         Uploaded(part: part).post(in: center)   // from several threads
+///     }
+/// }
+/// print(await tally.count)   // 8
+/// withExtendedLifetime(token) {}
+/// ```
+///
+/// - Parameters:
+///   - center: The center whose posts to wait for.
+///   - isolation: The actor the caller is isolated to, which the compiler passes: `posts` runs there. Leave the
+///     default.
+///   - posts: Makes the posts to wait for, or starts what makes them, and returns once they have been made. If it
+///     throws, the error is rethrown at once, without waiting.
+/// - Returns: What `posts` returns.
+/// - Throws: What `posts` throws, or `CancellationError` if the task is cancelled while it waits.
+@discardableResult
+public func awaitDelivery<Result>(
+    in center: NotificationCenter,
+    isolation: isolated (any Actor)? = #isolation,
+    _ posts: () async throws -> Result
+) async throws -> Result {
+    let waiter = DeliveryWaiter()
+    let id = ObjectIdentifier(center)
+    let result: Result
+    do {
+        let pending = PendingDeliveries(waiter: waiter, isolation: isolation)
+        CenterWaits.register(pending, for: id)
+        defer { CenterWaits.unregister(pending, from: id) }
+        // The caller holds `center` for the whole call: no other center takes its address while the wait is registered.
+        result = try await posts()
+    }
     try await waiter.wait()
     return result
 }

@@ -111,6 +111,9 @@ extension NotificationCenter {
         #if DEBUG
         NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)
         #endif
+        // An `awaitDelivery(in:)` on this center, from any thread: the burst holds its wait.
+        let waits = CenterWaits.enter(ObjectIdentifier(self))
+        defer { if let waits { CenterWaits.leave(waits) } }
         Coalescer.post(payload, as: subject, from: sender, in: self, coalescing: coalescing, isolation: isolation)
     }
 
@@ -126,6 +129,9 @@ extension NotificationCenter {
         #if DEBUG
         NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)  // `from: center`, or from a `deinit`
         #endif
+        // An `awaitDelivery(in:)` on this center, from any thread: the deliveries this post queues hold its wait.
+        let waits = CenterWaits.enter(ObjectIdentifier(self))
+        defer { if let waits { CenterWaits.leave(waits) } }
         var route = ObserverRegistry.shared.route(subject, in: self)
         #if DEBUG
         if route.checksBridging {  // the first post of a type with a name of its own

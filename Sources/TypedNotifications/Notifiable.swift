@@ -54,7 +54,20 @@ public import Foundation
 ///
 /// - Important: `notificationName` must return the same name every time it is called: the package reads it once per
 ///   type and caches it.
-public protocol Notifiable: SendableMetatype {
+///
+/// ## Sendable
+///
+/// `Notifiable` refines `Sendable`, because a type's values (its payload, by default) cross threads to reach its
+/// observers. So conforming is all a struct or an enum of `Sendable` values needs, a `public` one included (Swift
+/// infers `Sendable` only for non-public types): `public struct SearchTextDidChange: Notifiable { public let text:
+/// String }` compiles as written, since the conformance to `Notifiable` declares the one to `Sendable`, and the
+/// compiler checks it. A stored property of a type that is not `Sendable` is an error at that property:
+/// "stored property 'x' of 'Sendable'-conforming struct 'T' has non-Sendable type 'U'". A class conforms when it is
+/// `final` with only `let` properties of `Sendable` types, or when it is `@MainActor`.
+///
+/// Declare the conformance in the file that declares the type, as Swift requires of `Sendable`; an extension in
+/// another file (`extension User: Notifiable {}`) compiles when the type declares `Sendable` itself.
+public protocol Notifiable: Sendable {
     /// What observers receive. Defaults to the conforming type itself; use `Void` for a payload-less event.
     associatedtype Payload: Sendable = Self
 

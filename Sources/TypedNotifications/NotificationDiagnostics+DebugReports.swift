@@ -31,9 +31,7 @@ extension NotificationDiagnostics {
                 .centerAsSender(fileID: fileID, line: line), for: subject, name: subject.notificationName, in: center)
         }
         if let owner {
-            // A weak reference to an object in its `deinit` reads `nil` at once.
-            weak let probe = owner
-            if probe == nil {
+            if isDeinitializing(owner) {
                 report(
                     .deinitializingOwner(fileID: fileID, line: line), for: subject, name: subject.notificationName,
                     in: center)
@@ -64,11 +62,17 @@ extension NotificationDiagnostics {
         if sender is NotificationCenter {
             report(.centerAsPostSender, for: subject, name: subject.notificationName, in: center)
         }
-        // A weak reference to an object in its `deinit` reads `nil` at once, as the sender filters' references do.
-        weak let probe = sender
-        if probe == nil {
+        if isDeinitializing(sender) {
             report(.deinitializingSender, for: subject, name: subject.notificationName, in: center)
         }
+    }
+
+    /// Whether `object` is being deinitialised: a weak reference to an object in its `deinit` reads `nil` at once, as
+    /// the sender filters' references do. A `weak var` assigned after its declaration, not a `weak let` (Swift 6.3).
+    private static func isDeinitializing(_ object: AnyObject) -> Bool {
+        weak var probe: AnyObject?
+        probe = object
+        return probe == nil
     }
 
     /// Reports, in debug builds, a case filter (`value.observe { … }`) on a value that is not an enum case

@@ -59,8 +59,9 @@ public enum NotificationDiagnostics {
             ///
             /// Reported in debug builds only, when the token is released on the thread that made it within a quarter
             /// of a second, before that thread posted, observed, cancelled, stored a token or listed observations.
-            /// Keep the token, or observe with `for:` an owner. A token kept that briefly, with nothing done
-            /// meanwhile, is reported too.
+            /// Likely a mistake: keep the token, or observe with `for:` an owner. A token kept that briefly, with
+            /// nothing done meanwhile, is reported too; to end an observation that early on purpose, call `cancel()`
+            /// on its token, which is not reported.
             case discardedToken(fileID: String, line: Int)
             /// An observation bound to an owner was made at `fileID` and `line` while the owner was being
             /// deinitialised (`observe(for: self)` in a `deinit`): it never fires. Reported in debug builds only.
@@ -176,9 +177,11 @@ public enum NotificationDiagnostics {
                     + "in a center, write post(in: center)"
             case .discardedToken(let fileID, let line):
                 "\(String(reflecting: type)): the token of the observation made at \(fileID):\(line) was released right "
-                    + "after it was made, before anything was posted, which ended the observation; keep it for as "
+                    + "after it was made, before anything was posted, which ended the observation; this is likely a "
+                    + "mistake (_ = observe { … }, or a token in a local that goes out of scope): keep the token for as "
                     + "long as the observation should last (in a property, or a local that lives until the posts), "
-                    + "or observe with for: an owner. A token released that early on purpose can be ignored here"
+                    + "or observe with for: an owner. To end an observation this early on purpose, call cancel() on "
+                    + "its token, which is not reported"
             case .deinitializingOwner(let fileID, let line):
                 "\(String(reflecting: type)): observed at \(fileID):\(line) for an owner that is being deinitialised, "
                     + "so it never fires"

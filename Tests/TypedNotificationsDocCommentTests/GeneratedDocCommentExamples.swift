@@ -68,6 +68,30 @@ enum AwaitingDelivery_awaitDelivery_1 {
     }
 }
 
+enum AwaitingDelivery_awaitDelivery_2 {
+    static func example() async throws {
+        actor Tally {
+            private(set) var count = 0
+            func add() { count += 1 }
+        }
+        struct Uploaded: Notifiable { let part: Int }
+
+        let center = NotificationCenter()
+        let tally = Tally()
+        let token = Uploaded.observe(for: tally, in: center) { tally, _ in tally.add() }
+        try await awaitDelivery(in: center) {
+            DispatchQueue.concurrentPerform(iterations: 8) { part in
+                Uploaded(part: part).post(in: center)  // from several threads
+            }
+        }
+        print(await tally.count)  // 8
+        withExtendedLifetime(token) {}
+        _ = center
+        _ = tally
+        _ = token
+    }
+}
+
 // MARK: - Sources/TypedNotifications/LatestValue.swift
 
 enum LatestValue_LatestValue_1 {
@@ -3940,7 +3964,8 @@ enum LifetimesAndDelivery_KeepAViewModelFreeOfNotifications_3 {
         #expect(model.title == "Hello, Ada")
         #expect(other.title == "Signed out")  // no proxy, no reaction
 
-        weak let released = proxy
+        weak var released: ProfileNotificationsProxy?
+        released = proxy
         proxy = nil  // nothing else keeps the proxy: its observations end
         #expect(released == nil)
         UserDidLogOut.post((), in: center)
@@ -4766,6 +4791,54 @@ enum TestingCodeThatPostsNotifications_WaitUntilObserversHaveRun_1 {
         try await awaitDelivery { store.save([1, 2]) }  // its posts, and their delivery to the index
 
         #expect(await index.ids == [1, 2])
+    }
+
+    static func example() async throws {}
+}
+
+// swift-format-ignore
+enum TestingCodeThatPostsNotifications_WaitUntilObserversHaveRun_2 {
+    // Prelude: the block named `Store`.
+
+    struct Saved: Notifiable, Equatable {
+        let id: Int
+    }
+
+    final class Store: Sendable {
+        let center: NotificationCenter
+
+        init(center: NotificationCenter) {
+            self.center = center
+        }
+
+        func save(_ ids: [Int]) {
+            for id in ids {
+                Saved(id: id).post(from: self, in: center)
+            }
+        }
+
+        /// Saves on a background queue and returns at once.
+        func saveInBackground(_ ids: [Int]) {
+            DispatchQueue.global().async { self.save(ids) }
+        }
+    }
+
+    actor ImportLog {
+        private(set) var ids: [Int] = []
+        func add(_ id: Int) { ids.append(id) }
+    }
+
+    @Test static func importingFromSeveralThreadsLogsEachItem() async throws {
+        let center = NotificationCenter()
+        let store = Store(center: center)
+        let log = ImportLog()
+        Saved.observe(for: log, in: center) { log, saved in log.add(saved.id) }
+
+        try await awaitDelivery(in: center) {  // every post on `center` while this runs, from any thread
+            DispatchQueue.concurrentPerform(iterations: 4) { batch in store.save([batch]) }
+        }
+
+        #expect(await log.ids.sorted() == [0, 1, 2, 3])
     }
 
     static func example() async throws {}

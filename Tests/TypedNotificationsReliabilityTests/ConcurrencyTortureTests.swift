@@ -90,7 +90,8 @@ import TypedNotificationsTestSupport
             proceed.wait()
         }
         var owner: Owner? = Owner()
-        weak let weakOwner = owner
+        weak var weakOwner: Owner?
+        weakOwner = owner
         var victim: HeldObservation? =
             ending == .releaseOwner
             ? .ownerBound(Tick.observe(for: owner!, in: center) { _, _ in victimCalls.increment() })
@@ -125,7 +126,8 @@ import TypedNotificationsTestSupport
         let deallocatedInsideHandler = Protected<Bool?>(nil)
         let handlerReturned = Counter()
         var owner: Owner? = Owner { deallocatedInsideHandler.withLock { $0 = handlerReturned.value == 0 } }
-        weak let weakOwner = owner
+        weak var weakOwner: Owner?
+        weakOwner = owner
         Tick.observe(for: owner!, in: center) { _, _ in
             calls.increment()
             inHandler.signal()

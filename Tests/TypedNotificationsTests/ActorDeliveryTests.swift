@@ -180,7 +180,8 @@ import TypedNotificationsTestSupport
     @Test func ownerBoundActorObservationEndsWhenTheActorIsDeallocated() async {
         let center = NotificationCenter()
         var tally: Tally? = Tally()
-        weak let weakTally = tally
+        weak var weakTally: Tally?
+        weakTally = tally
         CounterDidChange.observe(for: tally!, in: center) { tally, change in tally.record(change.count) }
         _ = await tally?.postHere(1, in: center)
         #expect(await tally?.seen == [1])
@@ -193,7 +194,8 @@ import TypedNotificationsTestSupport
     @Test func actorTokenFormDoesNotRetainTheActor() async {
         let center = NotificationCenter()
         var tally: Tally? = Tally()
-        weak let weakTally = tally
+        weak var weakTally: Tally?
+        weakTally = tally
         // What the actor form returns, kept: it does not keep the actor alive either.
         let observation = CounterDidChange.observe(for: tally!, in: center) { tally, change in
             tally.record(change.count)

@@ -275,7 +275,8 @@ extension AsyncSequenceTests {
         var center: NotificationCenter? = NotificationCenter()
         let sequence = Numbered.notifications(in: center!)
         Numbered(id: 1).post(in: center!)
-        weak let gone = center
+        weak var gone: NotificationCenter?
+        gone = center
         center = nil
         #expect(gone == nil)
         var received: [Int] = []

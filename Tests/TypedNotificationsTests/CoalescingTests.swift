@@ -213,7 +213,8 @@ struct RowsDidChange: Notifiable, Equatable {
 
     @Test func aBurstKeepsItsCenterAliveUntilItIsDelivered() async {
         var center: NotificationCenter? = NotificationCenter()
-        weak let released = center
+        weak var released: NotificationCenter?
+        released = center
         let done = Signal()
         let token = RowsDidChange.observe(in: center!) { _ in done.fire() }
         RowsDidChange(rows: [1]).post(in: center!, coalescing: .nextTurn)

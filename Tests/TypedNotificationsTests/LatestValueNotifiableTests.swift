@@ -222,7 +222,8 @@ private actor UnreadStore {
     @Test func theLatestSenderIsKeptWeakly() {
         let center = NotificationCenter()
         var inbox: Sender? = Sender()
-        weak let released = inbox
+        weak var released: Sender?
+        released = inbox
         UnreadCount(count: 1).post(from: inbox, in: center)
         inbox = nil
         #expect(released == nil)
@@ -235,7 +236,8 @@ private actor UnreadStore {
     @Test func clearingTheLatestPostReleasesItsPayload() {
         let center = NotificationCenter()
         var configuration: Configuration? = Configuration(version: 1)
-        weak let released = configuration
+        weak var released: Configuration?
+        released = configuration
         ConfigurationDidLoad.post(configuration!, in: center)
         configuration = nil
         #expect(released != nil)
@@ -247,7 +249,8 @@ private actor UnreadStore {
     @Test func theCentersDeathReleasesTheLatestPost() {
         var center: NotificationCenter? = NotificationCenter()
         var configuration: Configuration? = Configuration(version: 2)
-        weak let released = configuration
+        weak var released: Configuration?
+        released = configuration
         ConfigurationDidLoad.post(configuration!, in: center!)
         configuration = nil
         #expect(released != nil)
@@ -258,7 +261,8 @@ private actor UnreadStore {
     @Test func aNewPostReleasesTheOneItReplaces() {
         let center = NotificationCenter()
         var configuration: Configuration? = Configuration(version: 1)
-        weak let released = configuration
+        weak var released: Configuration?
+        released = configuration
         ConfigurationDidLoad.post(configuration!, in: center)
         configuration = nil
         ConfigurationDidLoad.post(Configuration(version: 2), in: center)

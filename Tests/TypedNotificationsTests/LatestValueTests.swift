@@ -131,7 +131,8 @@ enum SignedInUser: LatestValueNotifiable {
     @Test @MainActor func releasingTheModelEndsItsObservation() {
         let center = NotificationCenter()
         var model: LatestValue<BadgeCount>? = LatestValue(in: center)
-        weak let probe = model
+        weak var probe: LatestValue<BadgeCount>?
+        probe = model
         #expect(center.typedObservations.count == 1)
         model = nil
         #expect(probe == nil, "nothing else keeps the model")

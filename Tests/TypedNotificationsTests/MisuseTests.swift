@@ -51,9 +51,29 @@ import TypedNotificationsTestSupport
             CounterDidChange.observe(in: center) { _ in }.store(in: &tokens)
             Reading.observe(in: center) { _ in }.store(in: &tokens)
             tokens.removeAll()
+            // Kept briefly on purpose, and ended by cancelling it, as the report advises.
+            let brief = Reading.observe(in: center) { _ in }
+            brief.cancel()
             withExtendedLifetime((kept, other)) {}
         }
         #expect(kinds.isEmpty)
+    }
+
+    @Test func theDiscardedTokenReportCallsItALikelyMistakeAndSaysHowToEndItOnPurpose() {
+        let center = NotificationCenter()
+        let messages = Recorded<String>()
+        NotificationDiagnostics.withHandler(
+            { messages.append("\($0)") },
+            operation: { _ = CounterDidChange.observe(in: center) { _ in } }
+        )
+        #if DEBUG
+        let message = messages.values.first ?? ""
+        #expect(messages.values.count == 1)
+        #expect(message.contains("likely a mistake"))
+        #expect(message.contains("call cancel() on its token, which is not reported"))
+        #else
+        #expect(messages.values.isEmpty)
+        #endif
     }
 
     // MARK: - Observations that can never fire

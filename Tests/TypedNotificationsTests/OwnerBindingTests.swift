@@ -13,7 +13,8 @@ import TypedNotificationsTestSupport
     @Test func ownerIsNotRetained() {
         let center = NotificationCenter()
         var consumer: Consumer? = Consumer()
-        weak let weakConsumer = consumer
+        weak var weakConsumer: Consumer?
+        weakConsumer = consumer
         CounterDidChange.observe(for: consumer!, in: center) { owner, change in owner.received.append(change.count) }
         consumer = nil
         #expect(weakConsumer == nil)

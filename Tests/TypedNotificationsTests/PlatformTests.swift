@@ -44,7 +44,8 @@ import TypedNotificationsTestSupport
 
     @Test func foundationTokenIsReleasedWithItsCenterWhereTheCenterHoldsIt() {
         var center: NotificationCenter? = NotificationCenter()
-        weak let weakCenter = center
+        weak var weakCenter: NotificationCenter?
+        weakCenter = center
         let token = center.map { FoundationObserverToken.observe(.init("PlatformTests.death"), on: $0) { _ in } }
         center = nil
         #expect(weakCenter == nil)

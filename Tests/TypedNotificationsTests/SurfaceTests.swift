@@ -129,7 +129,8 @@ import TypedNotificationsTestSupport
         }
         // The call holds the owner until it returns; the wait ends once it has.
         try await awaitDelivery { CounterDidChange(count: 1).post(in: center) }
-        weak let probe = owner
+        weak var probe: Counter?
+        probe = owner
         owner = nil
         #expect(probe == nil, "the call that ran let go of its owner")
         CounterDidChange(count: 2).post(in: center)

@@ -122,6 +122,9 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
             return
         }
         if FoundationBridge.isOwnPost(notification, on: self) { return }
+        // A plain post on a center that an `awaitDelivery(in:)` waits on, from any thread.
+        let waits = CenterWaits.enter(centerID)
+        defer { if let waits { CenterWaits.leave(waits) } }
         // A latest-keeping channel decodes every plain post, taking its observers as it keeps it (`keepLatest`);
         // the others decode only a post that reaches observers.
         let observers = keepsLatest ? nil : ObserverRegistry.shared.snapshot(of: self)

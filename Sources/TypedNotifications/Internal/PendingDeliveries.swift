@@ -7,6 +7,12 @@ import CTypedNotificationsRuntime
 /// nothing more. Handlers on the posting thread, sequences, publishers and recorders have their payload when the post
 /// returns, so they hold nothing.
 ///
+/// Posts find it in a thread-local slot (``current``), which the capture sites read. For the posts of one thread,
+/// `awaitDelivery { … }` sets the slot while its closure runs. For the posts of every thread on one center,
+/// `awaitDelivery(in:) { … }` registers it with that center (``CenterWaits``) while its closure runs, and each post on
+/// the center puts it in the posting thread's slot for the duration of the post (``CenterWaits/enter(_:)``): the capture
+/// sites need not know which kind of wait they serve.
+///
 /// Entries are released outside the package's locks (they hold user payloads), so the waiter is told outside them too.
 ///
 /// Immutable; its parts are `Sendable`.
@@ -24,15 +30,15 @@ final class PendingDeliveries: Sendable {
     /// The actor `awaitDelivery` was called on, whose executor runs its closure: a post that its task makes there is
     /// made on that actor, though the compiler passes it no isolation (a closure that does not capture the actor is
     /// not isolated to it); see ``isolationHere``. Weak: a queued delivery holding these pending deliveries must not
-    /// keep the actor alive.
-    private weak let isolation: (any Actor)?
+    /// keep the actor alive. A ``WeakActor`` box rather than a `weak let`, which needs Swift 6.3 (SE-0481).
+    private let isolation: WeakActor?
 
     init(waiter: DeliveryWaiter, isolation: (any Actor)?) {
         self.waiter = waiter
         joined = []
         held = nil
         awaitingTask = .current
-        self.isolation = isolation
+        self.isolation = isolation.map(WeakActor.init)
     }
 
     /// For a coalesced burst's delivery: the waits of the posts it joined, and what else it holds until it is done.
@@ -58,13 +64,27 @@ final class PendingDeliveries: Sendable {
         held != nil || joined.contains { $0.holdsDeliveries }
     }
 
+    /// For a post that reports to several waits (``CenterWaits``): their deliveries, with `lead`'s task and isolation.
+    init(joining joined: [PendingDeliveries], isolationFrom lead: PendingDeliveries) {
+        waiter = nil
+        self.joined = joined
+        held = nil
+        awaitingTask = lead.awaitingTask
+        isolation = lead.isolation
+    }
+
     /// The actor a post made now on this thread runs on, for a post inside ``awaitDelivery(isolation:_:)`` that the
     /// compiler passed no isolation: `awaitDelivery`'s, if the post is made by the awaiting task itself. Not for
     /// another task that its closure runs synchronously on this thread (`Task.immediate`): that task has an executor
     /// of its own, on which the actor's observers must not run.
     var isolationHere: (any Actor)? {
         guard let awaitingTask, TaskIdentity.current == awaitingTask else { return nil }
-        return isolation
+        return isolation?.actor
+    }
+
+    /// Whether these pending deliveries are `other` or hold it, as a coalesced burst's hold the waits it joined.
+    func includes(_ other: PendingDeliveries) -> Bool {
+        self === other || joined.contains { $0.includes(other) }
     }
 
     /// The isolation of a post made now on this thread: `isolation` if the compiler passed one, else ``isolationHere``
@@ -100,10 +120,95 @@ final class PendingDeliveries: Sendable {
     /// Runs `body` with the posts it makes on this thread reporting to `pending`, which the caller keeps alive.
     static func collecting<Result>(into pending: PendingDeliveries, _ body: () throws -> Result) rethrows -> Result {
         let previous = tn_pending_deliveries()
-        // Safe: unretained, as the caller keeps `pending` alive for the whole call, and the slot is restored on exit.
-        tn_set_pending_deliveries(Unmanaged.passUnretained(pending).toOpaque())
-        defer { tn_set_pending_deliveries(previous) }
+        install(pending)
+        defer { restore(previous) }
         return try body()
+    }
+
+    /// Puts `pending` in this thread's slot, unretained: the caller keeps it alive until it restores the slot.
+    static func install(_ pending: PendingDeliveries) {
+        tn_set_pending_deliveries(Unmanaged.passUnretained(pending).toOpaque())
+    }
+
+    /// Puts back what the slot held before ``install(_:)``.
+    static func restore(_ previous: UnsafeRawPointer?) {
+        tn_set_pending_deliveries(previous)
+    }
+}
+
+/// The waits of `awaitDelivery(in:)`, by center: while one's closure runs, every post on its center, from any thread,
+/// reports its queued deliveries to it. A post finds them with ``enter(_:)``, which costs one relaxed atomic load while
+/// no such wait runs anywhere in the process.
+///
+/// The waiting call holds its center for as long as it is registered, so a center's identity names it here: no other
+/// center can have that address meanwhile.
+@usableFromInline
+enum CenterWaits {
+    /// How many waits are registered, in every center: the posts' fast path.
+    private static let count = AtomicWord.make()
+    /// The registered waits, by center; those of one center in the order they began.
+    private static let waits = Locked<[ObjectIdentifier: [PendingDeliveries]]>([:])
+
+    /// Registers `pending` for the posts made on `center` until ``unregister(_:from:)``.
+    static func register(_ pending: PendingDeliveries, for center: ObjectIdentifier) {
+        waits.withLock { $0[center, default: []].append(pending) }
+        _ = count.add(1)
+    }
+
+    /// Ends what ``register(_:for:)`` began. The waits are released outside the lock: the last release of one tells its
+    /// waiter, which resumes a task.
+    static func unregister(_ pending: PendingDeliveries, from center: ObjectIdentifier) {
+        let released: PendingDeliveries? = waits.withLock { waits in
+            guard var list = waits[center], let index = list.firstIndex(where: { $0 === pending }) else { return nil }
+            let removed = list.remove(at: index)
+            waits[center] = list.isEmpty ? nil : list
+            return removed
+        }
+        if released != nil { _ = count.add(UInt64.max) }  // minus one, wrapping
+        withExtendedLifetime(released) {}
+    }
+
+    /// For a post about to be made on the center `center`: puts the waits registered for it in this thread's slot,
+    /// for the post to report to, unless the slot already holds them (a post made by a handler during another post on
+    /// the center, or by a burst's delivery that joined them). Returns what ``leave(_:)`` needs to restore the slot, or
+    /// `nil` when there was nothing to do: then the post costs one relaxed atomic load more.
+    @usableFromInline
+    static func enter(_ center: ObjectIdentifier) -> Entered? {
+        guard count.loadRelaxed() != 0 else { return nil }
+        return enterSlowly(center)
+    }
+
+    private static func enterSlowly(_ center: ObjectIdentifier) -> Entered? {
+        guard let registered = waits.withLock({ $0[center] }) else { return nil }
+        let previous = PendingDeliveries.current
+        var held = registered.filter { wait in !(previous?.includes(wait) ?? false) }
+        if held.isEmpty { return nil }
+        if let previous { held.insert(previous, at: 0) }
+        // The posts of the waiting task keep its isolation (``PendingDeliveries/isolationHere``): the first wait leads,
+        // as it is the only one when one wait is registered and nothing else collects.
+        let pending = held.count == 1 ? held[0] : PendingDeliveries(joining: held, isolationFrom: held[0])
+        return Entered(pending: pending, previous: tn_pending_deliveries())
+    }
+
+    /// Restores the slot ``enter(_:)`` set, once the post has returned.
+    @usableFromInline
+    static func leave(_ entered: Entered) {
+        PendingDeliveries.restore(entered.previous)
+        withExtendedLifetime(entered) {}
+    }
+
+    /// What a post entered: the pending deliveries in the slot while it runs (held by this object, so the slot may hold
+    /// them unretained) and what the slot held before.
+    @usableFromInline
+    final class Entered {
+        let pending: PendingDeliveries
+        let previous: UnsafeRawPointer?
+
+        init(pending: PendingDeliveries, previous: UnsafeRawPointer?) {
+            self.pending = pending
+            self.previous = previous
+            PendingDeliveries.install(pending)
+        }
     }
 }
 

@@ -126,7 +126,8 @@ func isSendable(_: some Sendable) -> Bool { true }
     @Test func aSenderGoneBeforeSubscriptionMeansNothingArrives() {
         let center = NotificationCenter()
         var cart: Cart? = Cart()
-        weak let weakCart = cart
+        weak var weakCart: Cart?
+        weakCart = cart
         let publisher = CartDidChange.publisher(from: cart, in: center)
         cart = nil
         #expect(weakCart == nil, "the publisher holds its sender weakly")
@@ -374,7 +375,8 @@ func isSendable(_: some Sendable) -> Bool { true }
 
     @Test func completionIsNeverSentNotEvenWhenTheCenterGoes() {
         var center: NotificationCenter? = NotificationCenter()
-        weak let weakCenter = center
+        weak var weakCenter: NotificationCenter?
+        weakCenter = center
         let subscriber = RecordingSubscriber<CartDidChange>()
         CartDidChange.publisher(in: center!).subscribe(subscriber)
         CartDidChange(itemCount: 1).post(in: center!)
