@@ -3199,6 +3199,45 @@ enum GettingStarted_ChooseACenter_2 {
     }
 }
 
+// MARK: - Docs/TypedNotifications.docc/Guarantees.md
+
+// swift-format-ignore
+enum Guarantees_DeliveryOrder_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["saved 1", "saved 2", "saved 3"])
+    }
+
+    static func example() async throws {
+        // Prelude: the block named `CounterDidChange`.
+
+        struct CounterDidChange: Notifiable {
+            let count: Int
+        }
+
+        // Prelude `center`, from the generator.
+        let center = NotificationCenter()
+
+        let token = CounterDidChange.observe(in: center) { change async in
+            await Task.yield()  // even while a call is suspended, the next one waits for it
+            Out.print("saved", change.count)
+        }
+        for count in 1...3 { CounterDidChange(count: count).post(in: center) }  // prints "saved 1", then "saved 2", then "saved 3"
+        _ = await Out.printed.lines(waitingFor: 3)
+        _ = center
+        _ = token
+    }
+}
+
 // MARK: - Docs/TypedNotifications.docc/LatestValuesAndCoalescing.md
 
 // swift-format-ignore
@@ -3645,32 +3684,6 @@ enum LifetimesAndDelivery_IterateAnAsynchronousSequence_3 {
 
 // swift-format-ignore
 enum LifetimesAndDelivery_IterateAnAsynchronousSequence_4 {
-    static func example() async throws {
-        // Prelude `UserDidLogIn`, from the generator: as Getting Started declares it.
-        struct User: Sendable {
-            let name: String
-        }
-
-        enum UserDidLogIn: Notifiable {
-            typealias Payload = User
-        }
-
-        // Prelude `center`, from the generator.
-        let center = NotificationCenter()
-
-        let logins = UserDidLogIn.notifications(in: center)  // observing from here on
-        UserDidLogIn.post(User(name: "Ada"), in: center)  // code that logs in, posting right away
-        for await user in logins {
-            print("first login:", user.name)
-            break
-        }
-        _ = center
-        _ = logins
-    }
-}
-
-// swift-format-ignore
-enum LifetimesAndDelivery_IterateAnAsynchronousSequence_5 {
     // Checked: what the example's `// prints` comments say it prints.
     enum Out {
         static let printed = PrintedOutput()

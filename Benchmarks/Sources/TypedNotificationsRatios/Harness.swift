@@ -18,15 +18,19 @@ struct Options {
     var warmupMilliseconds = 30.0
     var observationsPerMemoryRound = 1_000
     var filter: String?
+    var chartPath: String?
 
     static let usage = """
         USAGE: swift run -c release TypedNotificationsRatios [--smoke] [--strict] [--rounds N] [--round-ms MS] [--filter TEXT]
+               [--chart PATH]
 
           --smoke        3 rounds of about 1 ms per side: checks that every scenario runs and delivers; ratios are rough.
           --strict       exit 1 when a ratio misses its target (by default only a failed delivery check exits 1).
           --rounds N     paired rounds per scenario (default 21).
           --round-ms MS  target duration of one round of one side, in milliseconds (default 20).
           --filter TEXT  only the scenarios whose title contains TEXT.
+          --chart PATH   only the posts with 0 to 1,000 observers (typed, plain, MainActorMessage), drawn as an SVG
+                         chart at PATH (the Performance article's: ../Docs/TypedNotifications.docc/Resources/post-cost.svg).
         """
 
     static func parse(_ arguments: ArraySlice<String>) -> Options {
@@ -56,6 +60,7 @@ struct Options {
                 }
                 options.roundMilliseconds = ms
             case "--filter": options.filter = value(after: argument)
+            case "--chart": options.chartPath = value(after: argument)
             case "-h", "--help":
                 print(usage)
                 exit(0)

@@ -23,7 +23,7 @@ func postScenario(_ observers: Int, target: Double?, stretch: Double? = nil) -> 
 
 @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
 func messageScenario(_ observers: Int, target: Double?) -> TimedScenario {
-    let title = observers == 1 ? "post, 1 observer" : "post, \(observers) observers"
+    let title = observers == 1 ? "post, 1 observer" : "post, \(observers.formatted()) observers"
     return TimedScenario(title: title, twin: "MainActorMessage", target: target, stretch: nil) {
         let typed = TypedFixture(observers: observers)
         let message = MessageFixture(observers: observers)
@@ -209,6 +209,49 @@ if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
             return (measureTyped(), m)
         }
     )
+}
+
+// `--chart PATH`: only the posts the Performance article's chart shows (0 to 1,000 observers, typed against plain and
+// against MainActorMessage), printed as rows and drawn into the SVG at PATH.
+if let chartPath = options.chartPath {
+    let counts = [0, 1, 10, 100, 1_000]
+    var typed: [Double?] = []
+    var plain: [Double?] = []
+    var message: [Double?] = []
+    var errors = 0
+    printHeader(options: options)
+    for count in counts {
+        let row = run(postScenario(count, target: nil), options: options)
+        printRow(row, judged: false)
+        typed.append(row.typed)
+        plain.append(row.twinValue)
+        errors += row.failure == nil ? 0 : 1
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            let messageRow = run(messageScenario(count, target: nil), options: options)
+            printRow(messageRow, judged: false)
+            message.append(messageRow.twinValue)
+            errors += messageRow.failure == nil ? 0 : 1
+        } else {
+            message.append(nil)
+        }
+    }
+    let date = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: .withFullDate)
+    let chart = postCostChart(
+        observerCounts: counts,
+        series: [
+            ChartSeries(name: "plain", color: "#b3261e", nanoseconds: plain),
+            ChartSeries(name: "MainActorMessage", color: "#8e8e93", nanoseconds: message),
+            ChartSeries(name: "typed", color: "#0a63c9", nanoseconds: typed),
+        ],
+        caption: "Median of \(options.rounds) rounds, release build, \(date); \(machineDescription())"
+    )
+    do {
+        try chart.write(toFile: chartPath, atomically: true, encoding: .utf8)
+        print("\nchart written to \(chartPath)")
+    } catch {
+        Options.fail("cannot write \(chartPath): \(error)")
+    }
+    exit(errors > 0 ? 1 : 0)
 }
 
 func selected(_ title: String, _ twin: String) -> Bool {
