@@ -931,9 +931,39 @@ enum NotificationCoalescing_nextTurn_1 {
 }
 
 enum NotificationCoalescing_within_1 {
+    // Checked: what the example's `// prints` comments say it prints.
+    enum Out {
+        static let printed = PrintedOutput()
+
+        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+            printed.append(items.map { "\($0)" }.joined(separator: separator))
+        }
+    }
+
+    @Test static func printsWhatItsCommentsSay() async throws {
+        try await example()
+        #expect(Out.printed.lines == ["0.1"])
+    }
+
     static func example() async throws {
-        struct SearchTextDidChange: Notifiable { let text: String }
-        SearchTextDidChange(text: "swi").post(coalescing: .within(0.3))
+        struct UploadProgress: Notifiable { let fraction: Double }
+        let center = NotificationCenter()
+        let token = UploadProgress.observe(in: center, coalescing: .within(0.25)) { progress in
+            Out.print(progress.fraction)  // the first post at once, then at most one every 0.25 s, ending with the last
+        }
+        UploadProgress(fraction: 0.1).post(in: center)  // prints 0.1
+        _ = await Out.printed.lines(waitingFor: 1)
+        _ = center
+        _ = token
+    }
+}
+
+enum NotificationCoalescing_trailingOnly_1 {
+    static func example() async throws {
+        struct RowsDidChange: Notifiable { let changed: Set<Int> }
+        RowsDidChange(changed: [3]).post(
+            coalescing: .within(0.1).trailingOnly.merging { RowsDidChange(changed: $0.changed.union($1.changed)) }
+        )
     }
 }
 
