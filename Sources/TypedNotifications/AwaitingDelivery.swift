@@ -1,10 +1,12 @@
 public import Foundation
 
-// Awaiting a post's delivery: `awaitDelivery { … }` runs posts, then waits until their observers are done with them;
-// `awaitDelivery(in: center) { … }` does so for every post made on one center, from any thread, while its closure runs.
+// Awaiting a post's delivery: `awaitDelivery { … }` runs posts, then waits until their observers are done with them:
+// the posts its own task makes, on any center, or with `in: center`, every post made on one center, from any thread or
+// task, while its closure runs.
 
-/// Runs `posts`, then waits until every observer its posts reached has finished with them; returns what `posts`
-/// returns.
+/// Runs `posts`, then waits until every observer the posts reached has finished with them; returns what `posts`
+/// returns. Without `center`, the posts are those the calling task makes, on any center; with `center`, every post made
+/// on that center while `posts` runs, from any thread or task.
 ///
 /// A post usually returns before its queued observers run. Inside `awaitDelivery` it is the same post, delivered the
 /// same way and in the same order; the wait begins once `posts` returns, and ends when each delivery the posts made is
@@ -24,11 +26,16 @@ public import Foundation
 ///
 /// Posts that the handlers make in turn are waited for when they are made during the post, on the posting thread
 /// (by a handler on the posting thread, or one that runs during a post made on its actor); posts made later, by queued
-/// handlers, and posts made by other threads or tasks meanwhile are not.
+/// handlers, are not.
 ///
-/// - Important: Only the posts made on the calling thread count, to any center. For posts that `posts` makes on other
-///   threads or tasks (`DispatchQueue.concurrentPerform`, a `Thread`, `Task.detached`, a queue's `async`), use
-///   ``awaitDelivery(in:isolation:_:)``, which waits for every post made on one center while its closure runs.
+/// **Which form.** `awaitDelivery { … }` when the test posts from its own task (the code under test called
+/// directly), on any number of centers; posts made by other threads or tasks meanwhile are not waited for, not even
+/// those the closure starts. `awaitDelivery(in: center) { … }` when something the test starts posts from other threads
+/// or tasks (`DispatchQueue.concurrentPerform`, a `Thread`, `Task.detached`, a queue's `async`), on the one center the
+/// test made: a post counts if it began before `posts` returned, so `posts` waits for the work it starts (a
+/// `concurrentPerform` returns when its iterations have, an awaited task or task group when its tasks have; a thread or
+/// a queue's `async` needs a signal awaited before `posts` returns). Plain `NotificationCenter` posts on `center` that
+/// reach typed observers count too.
 ///
 /// - **No deadlock:** the wait suspends the task, it never blocks a thread: awaited on the main actor, main-actor
 ///   observers run while it waits (those of a post made there run during the post, as always). Inside an `async`
@@ -37,9 +44,10 @@ public import Foundation
 ///   task and waits for them, so the handler must not await such a task's wait for its own posts: it would wait for
 ///   ever, as any two tasks that each await the other's handler do.
 /// - **Cancellation:** if the awaiting task is cancelled, the wait ends with `CancellationError`; the deliveries go on.
-/// - **Cost:** ordinary posts allocate nothing for it; a delivery queued inside `awaitDelivery` holds one reference
-///   more, and an `async` handler's task records itself with each delivery it runs (the async-1 row of the
-///   Performance article's instruction table).
+/// - **Cost:** while any wait runs, each post in the process reads one counter more and looks the waits up under a
+///   lock; with none, one relaxed atomic load. A delivery queued for a wait holds one reference more, and an `async`
+///   handler's task records itself with each delivery it runs (the async-1 row of the Performance article's
+///   instruction table).
 ///
 /// ```swift
 /// struct DocumentSaved: Notifiable { let name: String }
@@ -55,45 +63,7 @@ public import Foundation
 /// // "indexed notes.txt" has been printed.
 /// ```
 ///
-/// - Parameters:
-///   - isolation: The actor the caller is isolated to, which the compiler passes: `posts` runs there, so that
-///     observers isolated to it run during its posts. Leave the default.
-///   - posts: Makes the posts to wait for, synchronously, on the calling thread. If it throws, the error is rethrown at
-///     once, without waiting.
-/// - Returns: What `posts` returns.
-/// - Throws: What `posts` throws, or `CancellationError` if the task is cancelled while it waits.
-@discardableResult
-public func awaitDelivery<Result>(
-    isolation: isolated (any Actor)? = #isolation,
-    _ posts: () throws -> Result
-) async throws -> Result {
-    let waiter = DeliveryWaiter()
-    let result = try PendingDeliveries.collecting(into: PendingDeliveries(waiter: waiter, isolation: isolation), posts)
-    try await waiter.wait()
-    return result
-}
-
-/// Runs `posts`, then waits until every observer has finished with every post made on `center` while `posts` ran, from
-/// any thread or task; returns what `posts` returns.
-///
-/// For a test whose posts come from threads or tasks it starts: a post made on another thread counts if it began before
-/// `posts` returned, so `posts` must wait for the work it starts (a `concurrentPerform` returns when its iterations
-/// have, a task group or an awaited task when its tasks have; a thread or a queue's `async` needs a signal awaited
-/// before `posts` returns). Each post is waited for as ``awaitDelivery(isolation:_:)`` waits for its own: a handler on
-/// the posting thread when the post returns; on a queue, an operation queue, the main actor or an actor, and an `async`
-/// handler, once its call has returned or was dropped because its observation ended; a coalesced post once its
-/// burst's delivery is done. Posts made on other centers, and posts made before `posts` began or after it returned, are
-/// not waited for; plain `NotificationCenter` posts on `center` that reach typed observers are.
-///
-/// Which to use: ``awaitDelivery(isolation:_:)`` when the test posts from its own task, on any number of centers;
-/// this form when something it starts posts from other threads or tasks, on the one center the test made.
-///
-/// - **No deadlock:** the wait suspends the task and never blocks a thread, as ``awaitDelivery(isolation:_:)``'s does;
-///   inside an `async` handler, the deliveries to that handler's own observation are not waited for.
-/// - **Cancellation:** if the task is cancelled while it waits, the wait ends with `CancellationError`; the deliveries
-///   go on.
-/// - **Cost:** while such a wait runs, each post on `center` looks it up under a lock; every other post, on any center,
-///   reads one counter more.
+/// Posts from several threads, on one center:
 ///
 /// ```swift
 /// actor Tally {
@@ -115,27 +85,30 @@ public func awaitDelivery<Result>(
 /// ```
 ///
 /// - Parameters:
-///   - center: The center whose posts to wait for.
-///   - isolation: The actor the caller is isolated to, which the compiler passes: `posts` runs there. Leave the
-///     default.
-///   - posts: Makes the posts to wait for, or starts what makes them, and returns once they have been made. If it
-///     throws, the error is rethrown at once, without waiting.
+///   - center: The center whose posts to wait for, from any thread or task; `nil` (the default) for the posts the
+///     calling task makes, on any center.
+///   - isolation: The actor the caller is isolated to, which the compiler passes: `posts` runs there, so that
+///     observers isolated to it run during its posts. Leave the default.
+///   - posts: Makes the posts to wait for, or starts what makes them and returns once they have been made; it runs on
+///     the caller's actor (`nonisolated(nonsending)`), so a post it makes there runs that actor's observers during the
+///     post. If it throws, the error is rethrown at once, without waiting.
 /// - Returns: What `posts` returns.
 /// - Throws: What `posts` throws, or `CancellationError` if the task is cancelled while it waits.
 @discardableResult
 public func awaitDelivery<Result>(
-    in center: NotificationCenter,
+    in center: NotificationCenter? = nil,
     isolation: isolated (any Actor)? = #isolation,
-    _ posts: () async throws -> Result
+    _ posts: nonisolated(nonsending) () async throws -> Result
 ) async throws -> Result {
     let waiter = DeliveryWaiter()
-    let id = ObjectIdentifier(center)
+    // The caller holds `center` for the whole call, and the task runs it: no other center or task takes the identity
+    // while the wait is registered.
+    let scope: CenterWaits.Scope = center.map { .center(ObjectIdentifier($0)) } ?? .task(TaskIdentity.current)
     let result: Result
     do {
         let pending = PendingDeliveries(waiter: waiter, isolation: isolation)
-        CenterWaits.register(pending, for: id)
-        defer { CenterWaits.unregister(pending, from: id) }
-        // The caller holds `center` for the whole call: no other center takes its address while the wait is registered.
+        CenterWaits.register(pending, for: scope)
+        defer { CenterWaits.unregister(pending, from: scope) }
         result = try await posts()
     }
     try await waiter.wait()

@@ -57,7 +57,7 @@ import TypedNotificationsTestSupport
         @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)  // `Task.immediate`
         func postFromAnImmediateTask(_ index: Int, in center: NotificationCenter) async throws -> [Int] {
             let seen = seen
-            return try await awaitDelivery {
+            return try await awaitDelivery(in: center) {
                 Task.immediate { Tracked(index).post(in: center) }
                 return seen.values
             }
@@ -87,7 +87,8 @@ import TypedNotificationsTestSupport
     }
 
     /// A task that the closure runs synchronously (`Task.immediate`) is not the caller's actor: its posts are queued
-    /// for the actor's observers, which run after the closure (and are waited for), never on the task's executor.
+    /// for the actor's observers, which run after the closure (and are waited for, by the center's wait: it is
+    /// another task), never on the task's executor.
     @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)  // `Task.immediate`
     @Test func postsOfAnotherTaskRunInsideAreNotMadeOnTheCallersActor() async throws {
         let center = NotificationCenter()

@@ -1,6 +1,6 @@
 import CTypedNotificationsRuntime
 
-/// What the posts made inside ``awaitDelivery(isolation:_:)`` leave to wait for. Every delivery they queue holds it
+/// What the posts made inside ``awaitDelivery(in:isolation:_:)`` leave to wait for. Every delivery they queue holds it
 /// (a target's FIFO entry, a coalesced burst still gathering); when the last lets go of it, because its handler
 /// returned or because it was dropped when its observation ended, it tells the waiter. Release is the signal, so each
 /// way a queued delivery can end counts without code of its own on that path, and posts that queue nothing cost
@@ -73,7 +73,7 @@ final class PendingDeliveries: Sendable {
         isolation = lead.isolation
     }
 
-    /// The actor a post made now on this thread runs on, for a post inside ``awaitDelivery(isolation:_:)`` that the
+    /// The actor a post made now on this thread runs on, for a post inside ``awaitDelivery(in:isolation:_:)`` that the
     /// compiler passed no isolation: `awaitDelivery`'s, if the post is made by the awaiting task itself. Not for
     /// another task that its closure runs synchronously on this thread (`Task.immediate`): that task has an executor
     /// of its own, on which the actor's observers must not run.
@@ -136,42 +136,48 @@ final class PendingDeliveries: Sendable {
     }
 }
 
-/// The waits of `awaitDelivery(in:)`, by center: while one's closure runs, every post on its center, from any thread,
-/// reports its queued deliveries to it. A post finds them with ``enter(_:)``, which costs one relaxed atomic load while
-/// no such wait runs anywhere in the process.
+/// The waits of ``awaitDelivery(in:isolation:_:)``: while one's closure runs, every post on its center, from any
+/// thread, or every post its task makes, on any center, reports its queued deliveries to it. A post finds them with
+/// ``enter(_:)``, which costs one relaxed atomic load while no wait runs anywhere in the process.
 ///
-/// The waiting call holds its center for as long as it is registered, so a center's identity names it here: no other
-/// center can have that address meanwhile.
+/// The waiting call holds its center, and its task runs it, for as long as it is registered, so an identity names it
+/// here: no other center or task can have that address meanwhile.
 @usableFromInline
 enum CenterWaits {
-    /// How many waits are registered, in every center: the posts' fast path.
-    private static let count = AtomicWord.make()
-    /// The registered waits, by center; those of one center in the order they began.
-    private static let waits = Locked<[ObjectIdentifier: [PendingDeliveries]]>([:])
+    /// What a wait covers: the posts made on one center, or those one task makes.
+    enum Scope: Hashable {
+        case center(ObjectIdentifier)
+        case task(TaskIdentity?)
+    }
 
-    /// Registers `pending` for the posts made on `center` until ``unregister(_:from:)``.
-    static func register(_ pending: PendingDeliveries, for center: ObjectIdentifier) {
-        waits.withLock { $0[center, default: []].append(pending) }
+    /// How many waits are registered: the posts' fast path.
+    private static let count = AtomicWord.make()
+    /// The registered waits, by scope; those of one scope in the order they began.
+    private static let waits = Locked<[Scope: [PendingDeliveries]]>([:])
+
+    /// Registers `pending` for the posts `scope` covers until ``unregister(_:from:)``.
+    static func register(_ pending: PendingDeliveries, for scope: Scope) {
+        waits.withLock { $0[scope, default: []].append(pending) }
         _ = count.add(1)
     }
 
     /// Ends what ``register(_:for:)`` began. The waits are released outside the lock: the last release of one tells its
     /// waiter, which resumes a task.
-    static func unregister(_ pending: PendingDeliveries, from center: ObjectIdentifier) {
+    static func unregister(_ pending: PendingDeliveries, from scope: Scope) {
         let released: PendingDeliveries? = waits.withLock { waits in
-            guard var list = waits[center], let index = list.firstIndex(where: { $0 === pending }) else { return nil }
+            guard var list = waits[scope], let index = list.firstIndex(where: { $0 === pending }) else { return nil }
             let removed = list.remove(at: index)
-            waits[center] = list.isEmpty ? nil : list
+            waits[scope] = list.isEmpty ? nil : list
             return removed
         }
         if released != nil { _ = count.add(UInt64.max) }  // minus one, wrapping
         withExtendedLifetime(released) {}
     }
 
-    /// For a post about to be made on the center `center`: puts the waits registered for it in this thread's slot,
-    /// for the post to report to, unless the slot already holds them (a post made by a handler during another post on
-    /// the center, or by a burst's delivery that joined them). Returns what ``leave(_:)`` needs to restore the slot, or
-    /// `nil` when there was nothing to do: then the post costs one relaxed atomic load more.
+    /// For a post about to be made on the center `center`: puts the waits that cover it (its center's, its task's) in
+    /// this thread's slot, for the post to report to, unless the slot already holds them (a post made by a handler
+    /// during another covered post, or by a burst's delivery that joined them). Returns what ``leave(_:)`` needs to
+    /// restore the slot, or `nil` when there was nothing to do: then the post costs one relaxed atomic load more.
     @usableFromInline
     static func enter(_ center: ObjectIdentifier) -> Entered? {
         guard count.loadRelaxed() != 0 else { return nil }
@@ -179,7 +185,11 @@ enum CenterWaits {
     }
 
     private static func enterSlowly(_ center: ObjectIdentifier) -> Entered? {
-        guard let registered = waits.withLock({ $0[center] }) else { return nil }
+        let task = TaskIdentity.current
+        let registered = waits.withLock { waits in
+            (waits[.center(center)] ?? []) + (task.flatMap { waits[.task($0)] } ?? [])
+        }
+        if registered.isEmpty { return nil }
         let previous = PendingDeliveries.current
         var held = registered.filter { wait in !(previous?.includes(wait) ?? false) }
         if held.isEmpty { return nil }
@@ -255,7 +265,7 @@ final class DeliveryWaiter: Sendable {
 
 /// A task's identity, without a reference to it: its address, compared and never dereferenced, so that recording it
 /// (as a drain task does for every entry it runs) costs no retain and release.
-struct TaskIdentity: Equatable, Sendable {
+struct TaskIdentity: Hashable, Sendable {
     private let address: UInt
 
     /// The current task's, if code runs in a task.
