@@ -139,12 +139,13 @@ extension NotificationCenter {
         }
         #endif
         if route.keepsLatest {
-            route = ObserverRegistry.shared.keepLatest(payload, of: subject, from: sender, in: self)
+            route = ObserverRegistry.shared.keepLatest(
+                payload, of: subject, from: sender, in: self, isolation: isolation)
         }
         #if DEBUG
         DiscardedTokens.posted(to: route.snapshot.subscriptions)  // a token made before was used
         #endif
-        route.snapshot.deliver(payload, of: subject, from: sender, isolation: isolation)
+        route.snapshot.deliver(payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts)
         if subject.postsThroughFoundation {
             FoundationBridge.post(
                 name: route.name,

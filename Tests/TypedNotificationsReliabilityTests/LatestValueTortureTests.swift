@@ -20,6 +20,33 @@ import TypedNotificationsTestSupport
         static let sentinel = Stamp(poster: -1, number: 0)
     }
 
+    /// Two threads post at the same moment: the center keeps one of the posts as the latest, and every observer on a
+    /// target, a queue's or the main actor's (a `LatestValue` model's too), receives the two in that order, so once
+    /// the deliveries have run each ends on `latest(in:)`, every round.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // `LatestValue`
+    @MainActor @Test func queuedObserversEndOnTheLatestWhenTwoThreadsPostAtOnce() async throws {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "latest")
+        let lastOnQueue = Protected<Stamp?>(nil)
+        let token = Stamp.observe(in: center, delivery: .async(on: queue)) { stamp in lastOnQueue.set(stamp) }
+        let model = LatestValue<Stamp>(in: center)
+        let rounds = TestEnvironment.scaled(normal: 1_000, long: 5_000, sanitized: 200)
+        var mismatches: [String] = []
+        for round in 0..<rounds {
+            try await awaitDelivery(in: center) {
+                await onThreads(2) { poster in Stamp(poster: poster, number: round).post(in: center) }
+            }
+            let latest = Stamp.latest(in: center)
+            if lastOnQueue.value != latest || model.value != latest {
+                mismatches.append(
+                    "round \(round): latest \(String(describing: latest)), queue \(String(describing: lastOnQueue.value)), model \(String(describing: model.value))"
+                )
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) of \(rounds) rounds: \(mismatches.prefix(3))")
+        withExtendedLifetime(token) {}
+    }
+
     /// With one poster the exact sequence is known: from the latest post at the start (or the first post) to the
     /// last, without a gap or a repeat, in order where the observation is ordered.
     @Test func oneWriterAndObservationsStartingOnOtherThreadsSeeEveryPostOnceFromTheLatest() async {

@@ -145,9 +145,11 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
             }
             return
         }
-        let snapshot = observers ?? ObserverRegistry.shared.keepLatest(LatestPost(payload, from: sender), on: self)
         // A plain post is never made on an actor that the compiler can name.
-        snapshot.deliver(payload, of: Event.self, from: sender, isolation: nil)
+        if let observers { return observers.deliver(payload, of: Event.self, from: sender, isolation: nil) }
+        let (snapshot, queued) = ObserverRegistry.shared.keepLatest(
+            LatestPost(payload, from: sender), from: sender, on: self)
+        snapshot.deliver(payload, of: Event.self, from: sender, isolation: nil, queuedPosts: queued)
     }
 }
 

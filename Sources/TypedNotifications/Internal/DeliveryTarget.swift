@@ -147,16 +147,67 @@ final class DeliveryTarget: Sendable {
         }
     }
 
+    /// As ``isCurrent(_:)``, with whether the post is on the main actor asked before: under the registry's lock,
+    /// where the package never calls Foundation (which the question asks where the main thread is the main actor).
+    func isCurrent(_ isolation: (any Actor)?, onMainActor: Bool) -> Bool {
+        if case .mainActor = executor { return onMainActor }
+        return isCurrent(isolation)
+    }
+
     // MARK: - Posting
 
-    /// Queues one post for this target's observers among `subscriptions`, in one step; see ``DeliveryTarget``.
+    /// A target's entries of one post, queued under the registry's lock; the post runs them or schedules a drain
+    /// (``finish(_:)``) after the lock, as it reaches the target in registration order.
+    @usableFromInline
+    struct QueuedPost {
+        let target: DeliveryTarget
+        let queued: Queued
+    }
+
+    /// Queues a latest-value type's post for every target among `subscriptions` (their observers that coalesce aside:
+    /// ``dispatch(_:to:from:isolation:cancellationsSeen:burstsOnly:)`` gathers for them after the lock), under the
+    /// registry's lock, in the step that makes the post the latest: so every target receives a type's posts in the
+    /// order the center keeps them, whichever threads post, and its observers end on the latest. Nothing here calls out:
+    /// the observers' state is read directly (the lock is held), the sender filter is loaded only for the poster's own
+    /// sender, which the poster holds, and only targets' locks are taken.
+    static func enqueueInLatestOrder(
+        _ payload: Any,
+        to subscriptions: [AnySubscription],
+        from sender: AnyObject?,
+        isolation: (any Actor)?,
+        onMainActor: Bool,
+        pending: PendingDeliveries?,
+        scope: NotificationDiagnostics.Scope?
+    ) -> [QueuedPost] {
+        var queuedPosts: [QueuedPost] = []
+        var visited: [DeliveryTarget] = []
+        for subscription in subscriptions {
+            guard let target = subscription.target, !visited.contains(where: { $0 === target }) else { continue }
+            visited.append(target)
+            let entries = subscriptions.compactMap { observer -> Entry? in
+                guard observer.target === target, !observer.isCancelled, observer.queueing != .burst,
+                    observer.accepts(sender)
+                else { return nil }
+                let kept = observer.queueing == .payloadAndSender ? sender : nil
+                return Entry(subscription: observer, payload: payload, sender: kept, scope: scope, pending: pending)
+            }
+            guard !entries.isEmpty else { continue }
+            let isCurrent = target.isCurrent(isolation, onMainActor: onMainActor)
+            queuedPosts.append(QueuedPost(target: target, queued: target.enqueue(entries, isCurrent: isCurrent)))
+        }
+        return queuedPosts
+    }
+
+    /// Queues one post for this target's observers among `subscriptions`, in one step; see ``DeliveryTarget``. With
+    /// `burstsOnly`, only for those that coalesce what they receive.
     @usableFromInline
     func dispatch<Payload: Sendable>(
         _ payload: Payload,
         to subscriptions: [AnySubscription],
         from sender: AnyObject?,
         isolation: (any Actor)?,
-        cancellationsSeen count: UInt64
+        cancellationsSeen count: UInt64,
+        burstsOnly: Bool = false
     ) {
         let boxed: Any = payload
         let scope = NotificationDiagnostics.queuedScope
@@ -169,6 +220,8 @@ final class DeliveryTarget: Sendable {
                 if let entry = observer.gather(boxed, from: sender, isolation: isolation) { entries.append(entry) }
                 continue
             }
+            // A latest-value type's post queued the others under the registry's lock (``enqueueInLatestOrder``).
+            if burstsOnly { continue }
             guard observer.accepts(sender) else { continue }
             let kept = observer.queueing == .payloadAndSender ? sender : nil
             entries.append(Entry(subscription: observer, payload: boxed, sender: kept, scope: scope, pending: pending))
@@ -211,6 +264,12 @@ final class DeliveryTarget: Sendable {
         if let last = queued.runsThrough {
             while let entry = take(through: last) { entry.run() }
         }
+    }
+
+    /// Runs this target's entries among `queuedPosts` (a latest-value type's post, queued under the registry's lock).
+    @usableFromInline
+    func finish(_ queuedPosts: [QueuedPost]) {
+        for queuedPost in queuedPosts where queuedPost.target === self { finish(queuedPost.queued) }
     }
 
     /// Drops what is queued for `subscription`, which ended; the entries are released after the lock.

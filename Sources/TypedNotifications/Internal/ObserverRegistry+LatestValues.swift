@@ -4,15 +4,19 @@ public import Foundation
 // same step, so that an observation starts with it or receives it live, never both (see `Subscription.replay`).
 
 extension ObserverRegistry {
-    /// For a typed post: makes it the latest of `subject` on `center` and takes the observers it reaches, in one step.
+    /// For a typed post: makes it the latest of `subject` on `center` and takes the observers it reaches, in one step,
+    /// in which it also queues itself on their targets (``DeliveryTarget/enqueueInLatestOrder``), so that they
+    /// receive the type's posts in the order this keeps them.
     @usableFromInline
     func keepLatest<Event: Notifiable>(
         _ payload: Event.Payload,
         of subject: Event.Type,
         from sender: AnyObject?,
-        in center: NotificationCenter
+        in center: NotificationCenter,
+        isolation: (any Actor)?
     ) -> Route {
         let post = LatestPost(payload, from: sender)
+        let queue = QueueingContext(isolation: isolation)
         var route: Route?
         var replaced: LatestPost?
         withChannel(
@@ -21,7 +25,9 @@ extension ObserverRegistry {
             cacheName: { cacheName(of: subject) },
             makeChannel: { name in Channel<Event>.bridged(on: center, name: name) },
             body: { _, channel in
-                route = Route(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
+                var kept = Route(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
+                kept.queuedPosts = queue.enqueue(post.payload, to: kept.snapshot.subscriptions, from: sender)
+                route = kept
                 replaced = channel.latest
                 channel.latest = post
             })
@@ -30,14 +36,42 @@ extension ObserverRegistry {
         return route!
     }
 
-    /// For a plain post: makes `post` the latest of `channel`'s type and takes the observers it reaches, in one step.
-    func keepLatest(_ post: LatestPost, on channel: AnyChannel) -> Snapshot {
-        let (snapshot, replaced): (Snapshot, LatestPost?) = state.withLock { _ in
+    /// For a plain post: makes `post` the latest of `channel`'s type and takes the observers it reaches, in one step,
+    /// queued on their targets in the same step, as a typed post's.
+    func keepLatest(
+        _ post: LatestPost, from sender: AnyObject?, on channel: AnyChannel
+    ) -> (Snapshot, [DeliveryTarget.QueuedPost]) {
+        let queue = QueueingContext(isolation: nil)
+        let (snapshot, queued, replaced): (Snapshot, [DeliveryTarget.QueuedPost], LatestPost?) = state.withLock { _ in
             defer { channel.latest = post }
-            return (Self.snapshot(of: channel), channel.latest)
+            let snapshot = Self.snapshot(of: channel)
+            let queued = queue.enqueue(post.payload, to: snapshot.subscriptions, from: sender)
+            return (snapshot, queued, channel.latest)
         }
         withExtendedLifetime(replaced) {}
-        return snapshot
+        return (snapshot, queued)
+    }
+
+    /// What queueing a post on targets under the lock needs to know of the posting context, found before the lock:
+    /// whether the post runs on the main actor asks Foundation where the main thread is the main actor.
+    private struct QueueingContext {
+        let isolation: (any Actor)?
+        let onMainActor: Bool
+        let pending = PendingDeliveries.current
+        let scope = NotificationDiagnostics.queuedScope
+
+        init(isolation: (any Actor)?) {
+            self.isolation = PendingDeliveries.isolation(of: isolation)
+            onMainActor = PlatformIsolation.isMainActor(self.isolation)
+        }
+
+        func enqueue(
+            _ payload: Any, to subscriptions: [AnySubscription], from sender: AnyObject?
+        ) -> [DeliveryTarget.QueuedPost] {
+            DeliveryTarget.enqueueInLatestOrder(
+                payload, to: subscriptions, from: sender, isolation: isolation, onMainActor: onMainActor,
+                pending: pending, scope: scope)
+        }
     }
 
     func latest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> LatestPost? {

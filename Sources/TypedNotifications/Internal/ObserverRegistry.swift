@@ -72,6 +72,9 @@ final class ObserverRegistry: Sendable {
         /// Whether the post must go through ``keepLatest(_:of:from:in:)``, which keeps it as it takes the observers.
         @usableFromInline
         var keepsLatest = false
+        /// For a latest-value type: its targets' entries, queued as it became the latest (``keepLatest``).
+        @usableFromInline
+        var queuedPosts: [DeliveryTarget.QueuedPost]?
         #if DEBUG
         /// Whether this post is the one that checks the type's bridging halves (``TypeRecord/checksBridging``).
         @usableFromInline
@@ -199,7 +202,8 @@ extension ObserverRegistry.Snapshot {
         _ payload: Event.Payload,
         of subject: Event.Type,
         from sender: AnyObject?,
-        isolation: (any Actor)?
+        isolation: (any Actor)?,
+        queuedPosts: [DeliveryTarget.QueuedPost]? = nil
     ) {
         if subscriptions.isEmpty { return }
         var targets = PostTargets()
@@ -209,12 +213,17 @@ extension ObserverRegistry.Snapshot {
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
             if let target = subscription.target {
                 if targets.isFirstVisit(to: target) {
+                    if let queuedPosts {
+                        // A latest-value type's post: queued already, in the center's order; runs now or schedules.
+                        target.finish(queuedPosts)
+                    }
                     target.dispatch(
                         payload,
                         to: subscriptions,
                         from: sender,
                         isolation: isolation,
-                        cancellationsSeen: cancellations
+                        cancellationsSeen: cancellations,
+                        burstsOnly: queuedPosts != nil
                     )
                 }
             } else {
