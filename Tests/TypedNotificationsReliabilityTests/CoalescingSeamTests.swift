@@ -592,10 +592,14 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
                 calls.increment()
             }
         }
-        // Off the main actor: the lead is queued there, and runs only after this job.
-        await onThreads(1) { _ in
-            SeamPing(0).post(in: center)
-            owner.set(nil)
+        // From another thread while the main actor is busy with this job: the lead is queued there, and runs only
+        // after the owner is gone.
+        await MainActor.run {
+            let done = onNewThread {
+                SeamPing(0).post(in: center)
+                owner.set(nil)
+            }
+            done.wait()
         }
         await ownerGone.wait()
         await onThreads(1) { _ in SeamPing(1) { payloadGone.fire() }.post(in: center) }
@@ -711,6 +715,42 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         observation?.cancel()
         observation = nil  // the token too: what remains is the package's
         #expect(await seamFinishes(within: 10) { await handlerGone.wait() }, "the ended observation kept its handler")
+    }
+
+    /// A throttle's lead keeps its post's place in its target's one order: on a queue or actor shared with an
+    /// observer that does not coalesce, registered first, the lead comes right after that observer's call for the same
+    /// post, before the next post's, and the window's delivery after both.
+    @Test(arguments: ["dispatch queue", "actor", "main actor"])
+    func aLeadKeepsItsPlaceInItsTargetsOrder(target: String) async throws {
+        let center = NotificationCenter()
+        let log = Recorded<String>()
+        let queue = DispatchQueue(label: "shared")
+        let host = SeamHost()
+        let plainCall: @Sendable (SeamPing) -> Void = { log.append("plain \($0.index)") }
+        let throttledCall: @Sendable (SeamPing) -> Void = { log.append("throttled \($0.index)") }
+        let observations: [@Sendable () -> Void]
+        switch target {
+        case "dispatch queue":
+            let plain = SeamPing.observe(in: center, delivery: .async(on: queue), plainCall)
+            let throttled = SeamPing.observe(
+                in: center, delivery: .async(on: queue), coalescing: .within(0.05), throttledCall)
+            observations = [{ plain.cancel() }, { throttled.cancel() }]
+        case "actor":
+            let plain = SeamPing.observe(for: host, in: center) { _, ping in plainCall(ping) }
+            let throttled = SeamPing.observe(for: host, in: center, coalescing: .within(0.05)) { _, ping in
+                throttledCall(ping)
+            }
+            observations = [{ plain.cancel() }, { throttled.cancel() }]
+        default:
+            let plain = SeamPing.observeOnMainActor(in: center) { plainCall($0) }
+            let throttled = SeamPing.observeOnMainActor(in: center, coalescing: .within(0.05)) { throttledCall($0) }
+            observations = [{ plain.cancel() }, { throttled.cancel() }]
+        }
+        try await awaitDelivery {
+            for index in 0..<3 { SeamPing(index).post(in: center) }
+        }
+        #expect(log.values == ["plain 0", "throttled 0", "plain 1", "plain 2", "throttled 2"])
+        for cancel in observations { cancel() }
     }
 }
 
