@@ -171,16 +171,9 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         let returned = await seamFinishes(within: 5) { await awaited.wait() }
         // Ends the observation, so that a handler stuck in its wait is let go (the dropped burst ends the wait).
         if !returned { token.cancel() }
-        // Known issue: the re-post joins the observation's own next burst (Coalescer.gather, the `gathering` burst of
-        // a key whose delivery is not done), and takes the handler's wait with it (`burst.pending`, from
-        // `PendingDeliveries.current?.waitsOnly`). That burst is scheduled only by `finishDelivery`, when the running
-        // delivery's `DeliveryDone` is released, i.e. after this handler returns; the exclusion of an `async`
-        // handler's own deliveries (`PendingDeliveries.attached(excludingDrainOf:)`) applies only when the burst is
-        // appended to the handler's queue, which never happens: the handler waits for itself until its observation
-        // ends.
-        withKnownIssue("an async handler's wait for its own coalesced re-post waits for itself") {
-            #expect(returned, "the handler waited for its own observation's next burst")
-        }
+        // The re-post joins the observation's own next burst, which is delivered only after this handler returns: the
+        // burst must not take the handler's own wait with it.
+        #expect(returned, "the handler waited for its own observation's next burst")
         if returned {
             #expect(await seamFinishes(within: 10) { await secondSeen.wait() }, "the re-post was never delivered")
         }

@@ -174,6 +174,8 @@ final class Coalescer: Sendable {
     /// Adds `payload` to its key's burst, or starts one and schedules its end (unless the key's last delivery is not
     /// done), which calls `deliver` with the burst's payload and sender on `context`. A closed table drops it.
     ///
+    /// `pending`: the waits of `awaitDelivery` the post reports to, which the burst keeps until its delivery is done.
+    ///
     /// Returns a ``DeliveryDone`` when the caller must deliver `payload` now, as a throttle's first post of a quiet
     /// period: the caller holds it until that delivery is done (for an observation's table, the queued delivery
     /// holds it), and later posts gather in the window it opened meanwhile.
@@ -184,6 +186,7 @@ final class Coalescer: Sendable {
         in center: ObjectIdentifier,
         coalescing: NotificationCoalescing<Event.Payload>,
         context: (any Actor)?,
+        pending: PendingDeliveries? = PendingDeliveries.current?.waitsOnly,
         deliver: @escaping @Sendable (Event.Payload, AnyObject?, isolated (any Actor)?) -> Void
     ) -> DeliveryDone? {
         let key = Key(
@@ -201,7 +204,6 @@ final class Coalescer: Sendable {
         let merge = coalescing.merge
         let leads = coalescing.leads
         let context = context.map(WeakActor.init)
-        let pending = PendingDeliveries.current?.waitsOnly
         typealias Gathered = (scheduled: Burst?, lead: DeliveryDone?, replaced: (payloads: [Any], sender: AnyObject?)?)
         let gathered: Gathered = slots.withLock { slots in
             // Its observation has ended: the post is dropped, released with what a burst would replace.

@@ -68,8 +68,13 @@ extension Subscription {
             case .actor(let actor): actor.actor
             default: Coalescer.endContext(of: PendingDeliveries.isolation(of: isolation))
             }
+        // An `async` handler's own posts to itself are not waited for from its task (see `awaitDelivery`): its next
+        // burst is delivered only after the handler returns, so the wait would be for itself.
+        var pending = PendingDeliveries.current?.waitsOnly
+        if case .queued(let queue) = rest?.handler { pending = pending?.attached(excludingDrainOf: queue) }
         return bursts.gather(
-            payload, of: Event.self, from: postSender, in: channel.centerID, coalescing: coalescing, context: context
+            payload, of: Event.self, from: postSender, in: channel.centerID, coalescing: coalescing, context: context,
+            pending: pending
         ) { [weak self] payload, sender, context in
             self?.deliverBurst(payload, from: sender, on: context)
         }
