@@ -19,9 +19,10 @@ public import Foundation
 /// - a ``NotificationSequence``, a Combine publisher, a testing-kit recorder: once the payload is handed over (they
 ///   have it when the post returns); what the code iterating them does next is not waited for;
 /// - a coalesced post (``NotificationCoalescing``), or one that an observer coalesces (its `coalescing:`): once the
-///   burst it joined has been delivered and that delivery is done, as above. The burst's delivery is a post made where
-///   the burst ends, so what the handlers that run during it post joins the wait too, as below: a handler that posts
-///   into the next burst every time keeps the wait going;
+///   burst it joined has been delivered and that delivery is done, as above (a throttle's first post of a quiet period
+///   is delivered at once, as an uncoalesced post is). The burst's delivery is a post made where the burst ends, so
+///   what the handlers that run during it post joins the wait too, as below: a handler that posts into the next burst
+///   every time keeps the wait going;
 /// - plain observers: when the post returns (Foundation calls them synchronously).
 ///
 /// Posts that the handlers make in turn are waited for when they are made during the post, on the posting thread

@@ -2,18 +2,20 @@ public import Foundation
 
 /// How a burst of posts is coalesced into one: the `coalescing:` argument of `post`, and of every observing form.
 ///
-/// A coalesced post is not delivered when it is made. It starts a *burst* (or joins the burst in progress) of posts of
-/// its type on its center, from its sender; at the burst's end, the burst is delivered as **one post**, with the
-/// latest payload (or the payloads merged, with ``merging(_:)``), to every typed observer and, through Foundation, to
-/// plain observers. So a model that changes 200 times in a loop costs each observer one call, not 200.
+/// A coalesced post joins the *burst* in progress of posts of its type on its center, from its sender, or starts one;
+/// at the burst's end, the burst is delivered as **one post**, with the latest payload (or the payloads merged, with
+/// ``merging(_:)``), to every typed observer and, through Foundation, to plain observers. So a model that changes 200
+/// times in a loop costs each observer one call, not 200. Only a throttle (``within(_:)``) delivers a post when it is
+/// made: the first post of a quiet period, delivered at once as an uncoalesced post is; the posts that follow gather
+/// into bursts.
 ///
 /// - **When a burst ends:** with ``nextTurn``, at the next turn of the actor the burst began on: the main actor's next
 ///   job for a burst begun on the main actor, the actor's next job for one begun on another actor. So the posts that
 ///   one job makes form one burst. Nonisolated code has no turns: there a burst ends as soon as a task on the global
 ///   executor picks it up, possibly while the posts go on, so use ``within(_:)`` there. With ``within(_:)`` (a
-///   throttle), a burst ends that many seconds after its first post; with ``afterPause(_:)`` (a debounce), once no
-///   post has joined it for that many seconds (a timer; no thread sleeps, no run loop is needed). Posting never
-///   blocks.
+///   throttle), a burst ends that many seconds after the previous delivery of its key was done (with
+///   ``trailingOnly``, after its first post); with ``afterPause(_:)`` (a debounce), once no post has joined it for
+///   that many seconds (a timer; no thread sleeps, no run loop is needed). Posting never blocks.
 /// - **Where the burst is delivered:** it is posted at its end, on that context, as if by `post` there: observers on
 ///   the posting thread run there, observers isolated to that actor run during it, others have it queued, and plain
 ///   observers receive one Foundation post on that thread.
@@ -22,19 +24,23 @@ public import Foundation
 ///   those made after, after it (on one queue or actor, in that order).
 /// - **Senders:** posts from different senders are different bursts (as `NotificationQueue`'s default coalescing
 ///   mask), so that sender filters still see every sender's latest post; ``acrossSenders`` makes one burst of them,
-///   delivered with the latest sender. A burst keeps its center and sender alive until it is delivered, at most its
-///   window (so that no other object takes their addresses meanwhile); it holds the actor it ends on weakly: an actor
-///   released meanwhile is not kept, and its burst is then delivered on the global executor.
+///   delivered with the latest sender. A poster's burst keeps its center and sender alive until it is delivered, at
+///   most its window (so that no other object takes their addresses meanwhile); a burst holds the actor it ends on
+///   weakly: an actor released meanwhile is not kept, and its burst is then delivered on the global executor.
 /// - **Context:** the delivery runs in a detached task: none of the posting tasks' task-locals or priority.
 /// - **Options:** a burst takes its end, merge and context from its first post; a later post with other options joins
-///   it all the same. A burst that gathers while an earlier burst of its key is delivered starts its ``within(_:)``
-///   timer when that delivery is done.
+///   it all the same.
+/// - **One delivery at a time:** while a delivery of a burst's key (its type, center and sender) is not done, posts
+///   gather in the key's next burst, whose end is scheduled only once that delivery is done: for a poster's burst,
+///   once its post has returned; for an observer's, once its handler has run.
 /// - **Latest values:** for a ``LatestValueNotifiable`` type, the burst becomes the latest post when it is delivered,
 ///   not before.
 /// - **Observers:** given to an observing form (`T.observe(coalescing: .afterPause(0.3)) { … }`), the same values
 ///   coalesce the posts that one observer receives, whatever the poster did, into bursts of its own, delivered where
-///   its handler runs; a `.nextTurn` burst ends at the next turn of the observer's actor. Its `where:` condition then
-///   judges each burst's payload, and ending the observation drops the burst in progress. See
+///   its handler runs; a `.nextTurn` burst ends at the next turn of the observer's actor. As its next burst waits
+///   until its previous delivery has run, a busy queue or a slow `async` handler gets one delivery, with the latest
+///   payload, when it is free, never a backlog. Its `where:` condition judges each burst's payload, and ending the
+///   observation drops the burst in progress; an owner-bound observer whose owner is gone ends at the next post. See
 ///   <doc:LatestValuesAndCoalescing>.
 ///
 /// ```swift
@@ -88,7 +94,7 @@ public struct NotificationCoalescing<Payload: Sendable>: Sendable {
     ///
     /// A window starts when a delivery is done: for an observer's own coalescing, once its handler has run (so a busy
     /// queue or a slow `async` handler gets one delivery, with the latest payload, when it is free, never a backlog);
-    /// for a poster's, once the post has reached the observers. A quiet period is a window with no post: the next
+    /// for a poster's, once its post has returned. A quiet period is a window with no post: the next
     /// post is again delivered at once. ``trailingOnly`` delivers nothing at once.
     ///
     /// ```swift

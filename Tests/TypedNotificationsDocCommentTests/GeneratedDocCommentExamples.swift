@@ -3404,7 +3404,7 @@ enum LatestValuesAndCoalescing_RefreshAListOncePerBurst_2 {
 }
 
 // swift-format-ignore
-enum LatestValuesAndCoalescing_SearchOnceTheUserPauses_1 {
+enum LatestValuesAndCoalescing_SearchOnceTheUserPausesShowProgressAsItGoes_1 {
     static func example() async throws {
         struct SearchTextDidChange: Notifiable {
             let text: String
@@ -3423,7 +3423,7 @@ enum LatestValuesAndCoalescing_SearchOnceTheUserPauses_1 {
 }
 
 // swift-format-ignore
-enum LatestValuesAndCoalescing_SearchOnceTheUserPauses_2 {
+enum LatestValuesAndCoalescing_SearchOnceTheUserPausesShowProgressAsItGoes_2 {
     @MainActor static func example() async throws {
         // Prelude: the block named `SearchField`.
         struct SearchTextDidChange: Notifiable {
@@ -3687,44 +3687,6 @@ enum LifetimesAndDelivery_IterateAnAsynchronousSequence_3 {
 
     @Test static func printsWhatItsCommentsSay() async throws {
         try await example()
-        #expect(Out.printed.lines == ["latest: 3"])
-    }
-
-    static func example() async throws {
-        // Prelude: the block named `CounterDidChange`.
-
-        struct CounterDidChange: Notifiable {
-            let count: Int
-        }
-
-        // Prelude `center`, from the generator.
-        let center = NotificationCenter()
-
-        let latest = CounterDidChange.notifications(in: center, bufferingPolicy: .bufferingNewest(1))
-        for count in 1...3 { CounterDidChange(count: count).post(in: center) }
-        for await change in latest {
-            Out.print("latest:", change.count)  // prints "latest: 3": 1 and 2 were dropped
-            break
-        }
-        _ = await Out.printed.lines(waitingFor: 1)
-        _ = center
-        _ = latest
-    }
-}
-
-// swift-format-ignore
-enum LifetimesAndDelivery_IterateAnAsynchronousSequence_4 {
-    // Checked: what the example's `// prints` comments say it prints.
-    enum Out {
-        static let printed = PrintedOutput()
-
-        static func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
-            printed.append(items.map { "\($0)" }.joined(separator: separator))
-        }
-    }
-
-    @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
         #expect(Out.printed.lines == ["logged in: Grace"])
     }
 
@@ -3883,139 +3845,6 @@ enum LifetimesAndDelivery_BuildAMessageBus_3 {
         _ = center
         _ = tracker
     }
-}
-
-// swift-format-ignore
-enum LifetimesAndDelivery_KeepAViewModelFreeOfNotifications_1 {
-    static func example() async throws {
-        // Prelude `UserDidLogIn`, from the generator: as Getting Started declares it.
-        struct User: Sendable {
-            let name: String
-        }
-
-        enum UserDidLogIn: Notifiable {
-            typealias Payload = User
-        }
-
-        enum UserDidLogOut: Notifiable {
-            typealias Payload = Void
-        }
-
-        @MainActor final class ProfileViewModel {
-            private(set) var title = "Signed out"
-
-            func userDidLogIn(_ user: User) { title = "Hello, \(user.name)" }
-            func userDidLogOut() { title = "Signed out" }
-        }
-
-        @MainActor final class ProfileNotificationsProxy {
-            private var tokens: Set<NotificationToken> = []
-
-            init(forwardingTo model: ProfileViewModel, center: NotificationCenter = .default) {
-                UserDidLogIn.observeOnMainActor(in: center) { [weak model] user in model?.userDidLogIn(user) }
-                    .store(in: &tokens)
-                UserDidLogOut.observeOnMainActor(in: center) { [weak model] in model?.userDidLogOut() }
-                    .store(in: &tokens)
-            }
-        }
-    }
-}
-
-// swift-format-ignore
-enum LifetimesAndDelivery_KeepAViewModelFreeOfNotifications_2 {
-    // Prelude `UserDidLogIn`, from the generator: as Getting Started declares it.
-    struct User: Sendable {
-        let name: String
-    }
-
-    enum UserDidLogIn: Notifiable {
-        typealias Payload = User
-    }
-
-    // Prelude: the block named `ProfileViewModel`.
-    enum UserDidLogOut: Notifiable {
-        typealias Payload = Void
-    }
-
-    @MainActor final class ProfileViewModel {
-        private(set) var title = "Signed out"
-
-        func userDidLogIn(_ user: User) { title = "Hello, \(user.name)" }
-        func userDidLogOut() { title = "Signed out" }
-    }
-
-    @MainActor final class ProfileNotificationsProxy {
-        private var tokens: Set<NotificationToken> = []
-
-        init(forwardingTo model: ProfileViewModel, center: NotificationCenter = .default) {
-            UserDidLogIn.observeOnMainActor(in: center) { [weak model] user in model?.userDidLogIn(user) }
-                .store(in: &tokens)
-            UserDidLogOut.observeOnMainActor(in: center) { [weak model] in model?.userDidLogOut() }
-                .store(in: &tokens)
-        }
-    }
-
-    @Test @MainActor static func greetsTheUser() {
-        let model = ProfileViewModel()
-        model.userDidLogIn(User(name: "Ada"))
-        #expect(model.title == "Hello, Ada")
-    }
-
-    static func example() async throws {}
-}
-
-// swift-format-ignore
-enum LifetimesAndDelivery_KeepAViewModelFreeOfNotifications_3 {
-    // Prelude `UserDidLogIn`, from the generator: as Getting Started declares it.
-    struct User: Sendable {
-        let name: String
-    }
-
-    enum UserDidLogIn: Notifiable {
-        typealias Payload = User
-    }
-
-    // Prelude: the block named `ProfileViewModel`.
-    enum UserDidLogOut: Notifiable {
-        typealias Payload = Void
-    }
-
-    @MainActor final class ProfileViewModel {
-        private(set) var title = "Signed out"
-
-        func userDidLogIn(_ user: User) { title = "Hello, \(user.name)" }
-        func userDidLogOut() { title = "Signed out" }
-    }
-
-    @MainActor final class ProfileNotificationsProxy {
-        private var tokens: Set<NotificationToken> = []
-
-        init(forwardingTo model: ProfileViewModel, center: NotificationCenter = .default) {
-            UserDidLogIn.observeOnMainActor(in: center) { [weak model] user in model?.userDidLogIn(user) }
-                .store(in: &tokens)
-            UserDidLogOut.observeOnMainActor(in: center) { [weak model] in model?.userDidLogOut() }
-                .store(in: &tokens)
-        }
-    }
-
-    @Test @MainActor static func proxyForwardsToItsViewModelOnly() {
-        let center = NotificationCenter()
-        let model = ProfileViewModel()
-        let other = ProfileViewModel()
-        var proxy: ProfileNotificationsProxy? = ProfileNotificationsProxy(forwardingTo: model, center: center)
-        UserDidLogIn.post(User(name: "Ada"), in: center)  // on the main actor: delivered before `post` returns
-        #expect(model.title == "Hello, Ada")
-        #expect(other.title == "Signed out")  // no proxy, no reaction
-
-        weak var released: ProfileNotificationsProxy?
-        released = proxy
-        proxy = nil  // nothing else keeps the proxy: its observations end
-        #expect(released == nil)
-        UserDidLogOut.post((), in: center)
-        #expect(model.title == "Hello, Ada")
-    }
-
-    static func example() async throws {}
 }
 
 // MARK: - Docs/TypedNotifications.docc/MigratingStringNotifications.md
@@ -4509,8 +4338,6 @@ enum MigratingStringNotifications_ReportWhatWasSkipped_1 {
                 print("skipped a plain post of \(event.name.rawValue): \(error)")
             case .unobserved:
                 print("\(event.name.rawValue) reached no typed observer")
-            case .dropped:
-                print("a bounded sequence dropped a payload of \(event.name.rawValue)")
             case .posted(let reached):
                 print("\(event.name.rawValue) reached \(reached) typed observers")
             case .plainPostIgnored:
@@ -4551,58 +4378,6 @@ enum TestingCodeThatPostsNotifications_Overview_1 {
             }
         }
     }
-}
-
-// swift-format-ignore
-enum TestingCodeThatPostsNotifications_BeforeCountersCastsAndSleeps_1 {
-    // Prelude: the block named `Store`.
-
-    struct Saved: Notifiable, Equatable {
-        let id: Int
-    }
-
-    final class Store: Sendable {
-        let center: NotificationCenter
-
-        init(center: NotificationCenter) {
-            self.center = center
-        }
-
-        func save(_ ids: [Int]) {
-            for id in ids {
-                Saved(id: id).post(from: self, in: center)
-            }
-        }
-
-        /// Saves on a background queue and returns at once.
-        func saveInBackground(_ ids: [Int]) {
-            DispatchQueue.global().async { self.save(ids) }
-        }
-    }
-
-    final class SavedIDs: @unchecked Sendable {  // every test grows one of these; `ids` only under `lock`
-        private let lock = NSLock()
-        private var ids: [Int] = []
-        func append(_ id: Int) { lock.withLock { ids.append(id) } }
-        var all: [Int] { lock.withLock { ids } }
-    }
-
-    @Test static func savingPostsOneNotificationPerItem() {
-        let center = NotificationCenter()
-        let store = Store(center: center)
-        let saved = SavedIDs()
-        let observer = center.addObserver(forName: Saved.notificationName, object: nil, queue: nil) { note in
-            guard let payload = note.userInfo?[Notification.typedPayloadKey] as? Saved else { return }
-            saved.append(payload.id)
-        }
-        defer { center.removeObserver(observer) }
-
-        store.save([1, 2, 3])
-
-        #expect(saved.all == [1, 2, 3])
-    }
-
-    static func example() async throws {}
 }
 
 // swift-format-ignore
