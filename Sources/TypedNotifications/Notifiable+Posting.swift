@@ -35,8 +35,8 @@ extension Notifiable where Payload == Self {
     ///   - sender: The object posting it; observers filtering by sender compare it by identity. Not an object in its
     ///     `deinit`, nor a `NotificationCenter` (to post in a center, pass it as `center`).
     ///   - center: The center to post through; `.default` unless given.
-    ///   - coalescing: To coalesce a burst of posts into one, delivered later (see ``NotificationCoalescing``); `nil`
-    ///     (the default) delivers this post now.
+    ///   - coalescing: To coalesce a burst of posts into one, delivered at its end (a throttle's first post at once; see
+    ///     ``NotificationCoalescing``); `nil` (the default) delivers this post now.
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
     ///     during the post. Leave the default.
     @inlinable
@@ -77,8 +77,8 @@ extension Notifiable {
     ///   - sender: The object posting it; observers filtering by sender compare it by identity. Not an object in its
     ///     `deinit`, nor a `NotificationCenter` (to post in a center, pass it as `center`).
     ///   - center: The center to post through; `.default` unless given.
-    ///   - coalescing: To coalesce a burst of posts into one, delivered later (see ``NotificationCoalescing``); `nil`
-    ///     (the default) delivers this post now.
+    ///   - coalescing: To coalesce a burst of posts into one, delivered at its end (a throttle's first post at once; see
+    ///     ``NotificationCoalescing``); `nil` (the default) delivers this post now.
     ///   - isolation: The actor the caller is isolated to, which the compiler passes: observers isolated to it run
     ///     during the post. Leave the default.
     @inlinable

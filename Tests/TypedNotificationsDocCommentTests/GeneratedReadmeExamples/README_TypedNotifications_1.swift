@@ -15,9 +15,7 @@ enum README_TypedNotifications_1 {
     }
 
     static func example() async throws {
-        struct CartDidChange: Notifiable {
-            let itemCount: Int
-        }
+        struct CartDidChange: Notifiable { let itemCount: Int }
 
         let token = CartDidChange.observe { change in Out.print(change.itemCount) }
         CartDidChange(itemCount: 3).post()  // prints 3
