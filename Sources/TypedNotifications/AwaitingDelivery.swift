@@ -102,16 +102,9 @@ public func awaitDelivery<Result>(
     _ posts: nonisolated(nonsending) () async throws -> Result
 ) async throws -> Result {
     let waiter = DeliveryWaiter()
-    // The caller holds `center` for the whole call, and the task runs it: no other center or task takes the identity
-    // while the wait is registered.
-    let scope: CenterWaits.Scope = center.map { .center(ObjectIdentifier($0)) } ?? .task(TaskIdentity.current)
-    let result: Result
-    do {
-        let pending = PendingDeliveries(waiter: waiter, isolation: isolation)
-        CenterWaits.register(pending, for: scope)
-        defer { CenterWaits.unregister(pending, from: scope) }
-        result = try await posts()
-    }
+    // The caller holds `center` for the whole call: no other center takes its identity while the wait is registered.
+    let result = try await CenterWaits.registered(
+        PendingDeliveries(waiter: waiter, isolation: isolation), for: center.map(ObjectIdentifier.init), posts)
     try await waiter.wait()
     return result
 }

@@ -26,7 +26,7 @@ final class PendingDeliveries: Sendable {
     /// The task awaiting the posts. Inside an `async` handler it is that handler's task, whose queue runs only after
     /// the handler returns: deliveries queued there are not waited for (``attached(excludingDrainOf:)``). If the task
     /// has ended (its wait was cancelled), a new task at its address can only drop deliveries from a wait already over.
-    private let awaitingTask: TaskIdentity?
+    let awaitingTask: TaskIdentity?
     /// The actor `awaitDelivery` was called on, whose executor runs its closure: a post that its task makes there is
     /// made on that actor, though the compiler passes it no isolation (a closure that does not capture the actor is
     /// not isolated to it); see ``isolationHere``. Weak: a queued delivery holding these pending deliveries must not
@@ -140,34 +140,46 @@ final class PendingDeliveries: Sendable {
 /// thread, or every post its task makes, on any center, reports its queued deliveries to it. A post finds them with
 /// ``enter(_:)``, which costs one relaxed atomic load while no wait runs anywhere in the process.
 ///
-/// The waiting call holds its center, and its task runs it, for as long as it is registered, so an identity names it
-/// here: no other center or task can have that address meanwhile.
+/// A center's waits are registered by its identity: the waiting call holds the center for as long as it is
+/// registered, so no other center can have that address meanwhile. A task's wait is a task-local value of the
+/// awaiting task (``taskWait``), found without a lock; child tasks inherit task-locals, so a post counts only if the
+/// task that makes it is the awaiting task itself.
 @usableFromInline
 enum CenterWaits {
-    /// What a wait covers: the posts made on one center, or those one task makes.
-    enum Scope: Hashable {
-        case center(ObjectIdentifier)
-        case task(TaskIdentity?)
-    }
-
-    /// How many waits are registered: the posts' fast path.
+    /// How many waits run: the posts' fast path. Centers' waits count one, tasks' waits `1 << 32`, so that a post
+    /// takes the lock only while a center's wait runs.
     private static let count = AtomicWord.make()
-    /// The registered waits, by scope; those of one scope in the order they began.
-    private static let waits = Locked<[Scope: [PendingDeliveries]]>([:])
+    private static var oneTaskWait: UInt64 { 1 << 32 }
+    /// The registered waits of centers, by the center's identity; those of one center in the order they began.
+    private static let waits = Locked<[ObjectIdentifier: [PendingDeliveries]]>([:])
+    /// The wait of the task that runs `awaitDelivery` without a center (its innermost, if nested).
+    @TaskLocal static var taskWait: PendingDeliveries?
 
-    /// Registers `pending` for the posts `scope` covers until ``unregister(_:from:)``.
-    static func register(_ pending: PendingDeliveries, for scope: Scope) {
-        waits.withLock { $0[scope, default: []].append(pending) }
+    /// Runs `body` with `pending` registered for the posts made on `center`, or by the calling task without one.
+    static func registered<Result>(
+        _ pending: PendingDeliveries,
+        for center: ObjectIdentifier?,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: nonisolated(nonsending) () async throws -> Result
+    ) async throws -> Result {
+        guard let center else {
+            _ = count.add(oneTaskWait)
+            defer { _ = count.add(0 &- oneTaskWait) }
+            return try await $taskWait.withValue(pending) { try await body() }
+        }
+        waits.withLock { $0[center, default: []].append(pending) }
         _ = count.add(1)
+        defer { unregister(pending, from: center) }
+        return try await body()
     }
 
-    /// Ends what ``register(_:for:)`` began. The waits are released outside the lock: the last release of one tells its
-    /// waiter, which resumes a task.
-    static func unregister(_ pending: PendingDeliveries, from scope: Scope) {
+    /// Ends a center's wait. The waits are released outside the lock: the last release of one tells its waiter, which
+    /// resumes a task.
+    private static func unregister(_ pending: PendingDeliveries, from center: ObjectIdentifier) {
         let released: PendingDeliveries? = waits.withLock { waits in
-            guard var list = waits[scope], let index = list.firstIndex(where: { $0 === pending }) else { return nil }
+            guard var list = waits[center], let index = list.firstIndex(where: { $0 === pending }) else { return nil }
             let removed = list.remove(at: index)
-            waits[scope] = list.isEmpty ? nil : list
+            waits[center] = list.isEmpty ? nil : list
             return removed
         }
         if released != nil { _ = count.add(UInt64.max) }  // minus one, wrapping
@@ -180,14 +192,20 @@ enum CenterWaits {
     /// restore the slot, or `nil` when there was nothing to do: then the post costs one relaxed atomic load more.
     @usableFromInline
     static func enter(_ center: ObjectIdentifier) -> Entered? {
-        guard count.loadRelaxed() != 0 else { return nil }
-        return enterSlowly(center)
+        let running = count.loadRelaxed()
+        guard running != 0 else { return nil }
+        return enterSlowly(center, running: running)
     }
 
-    private static func enterSlowly(_ center: ObjectIdentifier) -> Entered? {
-        let task = TaskIdentity.current
-        let registered = waits.withLock { waits in
-            (waits[.center(center)] ?? []) + (task.flatMap { waits[.task($0)] } ?? [])
+    private static func enterSlowly(_ center: ObjectIdentifier, running: UInt64) -> Entered? {
+        var registered: [PendingDeliveries] = []
+        if running & (oneTaskWait - 1) != 0, let centerWaits = waits.withLock({ $0[center] }) {
+            registered = centerWaits
+        }
+        if running >= oneTaskWait, let taskWait, let awaiting = taskWait.awaitingTask,
+            TaskIdentity.current == awaiting
+        {
+            registered.append(taskWait)
         }
         if registered.isEmpty { return nil }
         let previous = PendingDeliveries.current
