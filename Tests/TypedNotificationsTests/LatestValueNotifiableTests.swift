@@ -62,7 +62,7 @@ private actor UnreadStore {
         withExtendedLifetime(token) {}
     }
 
-    @Test func latestReadsTheLatestPostAndClearLatestForgetsIt() {
+    @Test(.capturesReports) func latestReadsTheLatestPostAndClearLatestForgetsIt() {
         let center = NotificationCenter()
         #expect(UnreadCount.latest(in: center) == nil)
         UnreadCount(count: 7).post(in: center)
@@ -200,7 +200,7 @@ private actor UnreadStore {
         #expect(try await UnreadCount.next(in: center, timeout: 60) {} == UnreadCount(count: 6))
     }
 
-    @Test func theSenderFilterAppliesToTheLatestPost() {
+    @Test(.capturesReports) func theSenderFilterAppliesToTheLatestPost() {
         let center = NotificationCenter()
         let inbox = Sender()
         let other = Sender()
@@ -219,7 +219,7 @@ private actor UnreadStore {
         withExtendedLifetime(tokens) {}
     }
 
-    @Test func theLatestSenderIsKeptWeakly() {
+    @Test(.capturesReports) func theLatestSenderIsKeptWeakly() {
         let center = NotificationCenter()
         var inbox: Sender? = Sender()
         weak var released: Sender?
@@ -311,7 +311,7 @@ extension LatestValueNotifiableTests {
         withExtendedLifetime(token) {}
     }
 
-    @Test func rePostingPlainFromTheReplayedHandlerIsKeptAndDeliveredOnce() {
+    @Test(.capturesReports) func rePostingPlainFromTheReplayedHandlerIsKeptAndDeliveredOnce() {
         let center = NotificationCenter()
         LatestCount(count: 1).post(in: center)
         let received = Recorded<Int>()
@@ -402,7 +402,7 @@ extension LatestValueNotifiableTests {
         withExtendedLifetime(token) {}
     }
 
-    @Test func aSenderFilterOnANewObjectAtTheDeadLatestSendersAddressReceivesNoReplay() {
+    @Test(.capturesReports) func aSenderFilterOnANewObjectAtTheDeadLatestSendersAddressReceivesNoReplay() {
         let center = NotificationCenter()
         var sender: ReusableObject? = ReusableObject()
         let oldID = ObjectIdentifier(sender!)
@@ -479,14 +479,17 @@ extension LatestValueNotifiableTests {
         LatestCount(count: 1).post(in: center)
         let received = Recorded<Int>()
         let token = LatestCount.observe(in: center) { received.append($0.count) }
-        center.post(name: LatestCount.notificationName, object: nil, userInfo: ["garbage": 1])
-        center.post(name: LatestCount.notificationName, object: nil, userInfo: nil)
+        let reported = reports {
+            center.post(name: LatestCount.notificationName, object: nil, userInfo: ["garbage": 1])
+            center.post(name: LatestCount.notificationName, object: nil, userInfo: nil)
+        }
         #expect(LatestCount.latest(in: center) == LatestCount(count: 1))
         #expect(received.values == [1])
+        #expect(reported.map(\.kindName) == ["decodingFailed", "decodingFailed"], "each post's failure is reported")
         withExtendedLifetime(token) {}
     }
 
-    @Test func aTypedOnlyLatestTypeKeepsTypedPostsAndIgnoresPlainOnes() {
+    @Test(.capturesReports) func aTypedOnlyLatestTypeKeepsTypedPostsAndIgnoresPlainOnes() {
         let center = NotificationCenter()
         let plain = Recorded<Int>()
         let plainToken = center.addObserver(forName: TypedOnlyLatestCount.notificationName, object: nil, queue: nil) {
@@ -506,7 +509,7 @@ extension LatestValueNotifiableTests {
         withExtendedLifetime(token) {}
     }
 
-    @Test func clearLatestBeforeAnythingAndLatestOfAnUntouchedCenterAreHarmless() {
+    @Test(.capturesReports) func clearLatestBeforeAnythingAndLatestOfAnUntouchedCenterAreHarmless() {
         let center = NotificationCenter()
         LatestCount.clearLatest(in: center)
         #expect(LatestCount.latest(in: center) == nil)

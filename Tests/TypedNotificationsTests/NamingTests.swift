@@ -131,11 +131,11 @@ func expectedDerivedName(_ type: Any.Type) -> String { DerivedNames.stableName(S
 
 extension NamingTests {
     @Test func defaultNameIsStableAndDerivedFromTheTypeName() {
-        struct LocalPing: Notifiable {}
+        struct LocalPong: Notifiable {}
         enum LocalTag {}
         let types: [any Notifiable.Type] = [
-            NumberPosted.self, GenericPair<Int, String>.self, GenericPair<LocalTag, [Int?]>.self, LocalPing.self,
-            GenericFresh<LocalPing>.self, GenericPair<GenericPair<LocalTag, Int>, Void>.self,
+            NumberPosted.self, GenericPair<Int, String>.self, GenericPair<LocalTag, [Int?]>.self, LocalPong.self,
+            GenericFresh<LocalPong>.self, GenericPair<GenericPair<LocalTag, Int>, Void>.self,
         ]
         for type in types {
             let first = type.notificationName
