@@ -21,7 +21,7 @@ import TypedNotificationsTestSupport
 /// failure prints the failing sequence's own seed, which replays just that sequence:
 /// `TYPED_NOTIFICATIONS_SEED=0x… TYPED_NOTIFICATIONS_TRACE=1 swift test --filter
 /// randomSequencesMatchTheReferenceModel`.
-@Suite struct ModelBasedTests {
+@Suite(.capturesReports) struct ModelBasedTests {
     /// The sequences are split into chunks that Swift Testing runs in parallel.
     static let chunks = Array(0..<8)
     static let stepsPerSequence = 300

@@ -25,19 +25,23 @@ package func reports(
 }
 
 /// A trait for a test, or a suite of tests, that provokes reports on purpose without being about them: each test case
-/// runs in a diagnostics scope of its own that keeps its reports, as do the threads it starts with ``onThreads(_:_:)``
-/// and ``onNewThread(_:)``.
+/// runs in a diagnostics scope of its own that receives its reports, as do the threads it starts with
+/// ``onThreads(_:_:)`` and ``onNewThread(_:)``.
+///
+/// The scope only counts them: it keeps no event, and so neither the center nor anything else an event refers to,
+/// and allocates nothing per report (the leak tests measure the heap while they provoke reports).
 ///
 /// ```swift
 /// @Test(.capturesReports) func aReleasedTokenEndsItsObservation() { … }
 /// ```
 package struct CapturesReports: TestTrait, SuiteTrait, TestScoping {
-    /// The reports of the running test case, for the threads it starts; `nil` outside a test with the trait.
-    @TaskLocal package static var current: Recorded<NotificationDiagnostics.Event>?
+    /// How many reports the running test case's scope received, for the threads it starts to report into; `nil`
+    /// outside a test with the trait.
+    @TaskLocal package static var current: Counter?
 
     package var isRecursive: Bool { true }
 
-    /// A scope per test case, never one around a whole suite, so that each case keeps its own reports.
+    /// A scope per test case, never one around a whole suite, so that each case has its own.
     package func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
         testCase == nil ? nil : self
     }
@@ -47,10 +51,23 @@ package struct CapturesReports: TestTrait, SuiteTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
-        let events = Recorded<NotificationDiagnostics.Event>()
-        try await Self.$current.withValue(events) {
-            try await NotificationDiagnostics.withHandler({ events.append($0) }, operation: function)
-        }
+        try await Self.capturing(function)
+    }
+
+    /// Runs `body` as the trait runs a test case: for an exit test's body, which runs in a child process without
+    /// the test's traits.
+    package static func capturing(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Void
+    ) async rethrows {
+        let reported = Counter()
+        try await $current.withValue(
+            reported,
+            operation: {
+                try await NotificationDiagnostics.withHandler(
+                    { _ in reported.increment() }, isolation: isolation, operation: body)
+            },
+            isolation: isolation)
     }
 
     /// `body`, made to report into the running test case's scope wherever it runs (a thread has no task-locals), if
@@ -58,8 +75,8 @@ package struct CapturesReports: TestTrait, SuiteTrait, TestScoping {
     package static func carried(
         _ body: @escaping @Sendable () -> Void
     ) -> @Sendable () -> Void {
-        guard let events = current else { return body }
-        return { NotificationDiagnostics.withHandler({ events.append($0) }, operation: body) }
+        guard let reported = current else { return body }
+        return { NotificationDiagnostics.withHandler({ _ in reported.increment() }, operation: body) }
     }
 }
 
