@@ -37,13 +37,6 @@ import TypedNotificationsTestSupport
             if chunk == 0 { _ = Self.run(seed: seed, on: center, trace: TestEnvironment.tracesReplay) }
             return
         }
-        if chunk == 0 {
-            print(
-                "Model-based tests: run seed \(TestEnvironment.hex(TestEnvironment.runSeed)), "
-                    + "\(Self.chunks.count * Self.sequencesPerChunk) sequences of \(Self.stepsPerSequence) steps"
-                    + (TestEnvironment.isSanitized ? " (scaled down under a sanitizer)" : "")
-            )
-        }
         var reusedAddresses = 0
         for index in 0..<Self.sequencesPerChunk {
             let seed = SplitMix64.derivedSeed(TestEnvironment.runSeed, index: chunk * Self.sequencesPerChunk + index)

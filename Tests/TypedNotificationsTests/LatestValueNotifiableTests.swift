@@ -521,9 +521,8 @@ extension LatestValueNotifiableTests {
 
     /// One poster posts 1...n in order while other threads observe (on serial queues) and clear the latest: each
     /// observer must receive consecutive values ending at n, without a gap or a repeat.
-    @Test func queuedObserversMadeWhileOnePosterPostsAndAnotherClearsSeeEveryLaterPostExactlyOnce() async {
+    @Test(.seeded) func queuedObserversMadeWhileOnePosterPostsAndAnotherClearsSeeEveryLaterPostExactlyOnce() async {
         let seed = TestSeed.run
-        print("clear/post/observe seed:", TestSeed.hex(seed))
         var generator = SplitMix64(seed: seed)
         let center = NotificationCenter()
         let posts = 2_000
@@ -581,10 +580,9 @@ extension LatestValueNotifiableTests {
         #expect(received.values == [1, 2])
     }
 
-    @Test func clearingWhilePostsAndObservationsRaceLeavesEachObservationConsistent() async {
+    @Test(.seeded) func clearingWhilePostsAndObservationsRaceLeavesEachObservationConsistent() async {
         let center = NotificationCenter()
         let seed = TestSeed.run
-        print("clearing race seed: \(seed)")
         let tokens = Protected<[NotificationToken]>([])
         let received = Protected<[[Int]]>([])
         await onThreads(3) { thread in
@@ -641,8 +639,8 @@ extension LatestValueNotifiableTests {
 
     /// Seeded: two threads post increasing values while a third observes at a random moment. The observer receives
     /// the latest value first, exactly once, then every later post of each thread: no duplicates, no gaps.
-    @Test func asyncLatestValueUnderConcurrentPosting() async {
-        let seed = announcedSeed("latest", test: "asyncLatestValueUnderConcurrentPosting")
+    @Test(.seeded) func asyncLatestValueUnderConcurrentPosting() async {
+        let seed = TestSeed.run
         let center = NotificationCenter()
         let perThread = 300
         for iteration in 0..<15 {
@@ -692,9 +690,8 @@ extension LatestValueNotifiableTests {
     /// observes with a sender filter (async, and async owner-bound) at a random moment. Each observer receives the
     /// latest value at most once and first, then every later accepted post of each thread: no duplicates, no gaps,
     /// no other sender's post.
-    @Test func asyncLatestValueWithSenderFilterRacingTypedAndPlainPosts() async {
-        let seed = announcedSeed(
-            "latest + filter", test: "asyncLatestValueWithSenderFilterRacingTypedAndPlainPosts")
+    @Test(.seeded) func asyncLatestValueWithSenderFilterRacingTypedAndPlainPosts() async {
+        let seed = TestSeed.run
         let center = NotificationCenter()
         let right = Sender()
         let wrong = Sender()
@@ -808,8 +805,8 @@ extension LatestValueNotifiableTests {
     /// started (no older) to the last, each exactly once; `clearLatest` on one center never touches another. (The
     /// order is not checked: a handler on the posting thread receives the latest on the observing thread, and a live
     /// post from the poster's thread may reach it first, as documented.)
-    @Test func latestValuesRaceAcrossCenters() async {
-        let seed = announcedSeed("latest", test: "latestValuesRaceAcrossCenters")
+    @Test(.seeded) func latestValuesRaceAcrossCenters() async {
+        let seed = TestSeed.run
         struct Race: FreshTagVisitor {
             let seed: UInt64
             func visit<Tag>(_: Tag.Type) async {

@@ -190,8 +190,8 @@ extension NamingTests {
     }
 
     /// Many threads read the names of types nobody has named yet, all at once, some by posting first: all agree.
-    @Test func concurrentFirstReadsOfUnnamedTypesAgree() async {
-        let seed = announcedSeed("naming", test: "concurrentFirstReadsOfUnnamedTypesAgree")
+    @Test(.seeded) func concurrentFirstReadsOfUnnamedTypesAgree() async {
+        let seed = TestSeed.run
         enum T0 {}
         enum T1 {}
         enum T2 {}
