@@ -81,8 +81,8 @@ package struct CapturesReports: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == CapturesReports {
-    /// Runs each test case in a diagnostics scope that keeps the reports it provokes, rather than letting debug builds
-    /// write them to standard error (see ``CapturesReports``).
+    /// Runs each test case in a diagnostics scope that receives the reports it provokes, rather than letting debug
+    /// builds write them to standard error (see ``CapturesReports``).
     package static var capturesReports: Self { CapturesReports() }
 }
 
