@@ -92,6 +92,9 @@ public final class NotificationToken: Hashable, Sendable {
 
     /// Cancels the observation if it is on `center`.
     func cancel(ifObserving center: NotificationCenter) {
+        #if DEBUG
+        _ = made?.kept.set()  // a deliberate end, as `cancel()`: not a discarded token
+        #endif
         if observation.isObserving(center) { observation.cancel() }
     }
 

@@ -153,7 +153,7 @@ enum LatestValueNotifiable_LatestValueNotifiable_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["badge: 3", "badge: 4", "4"])
     }
 
@@ -184,7 +184,7 @@ enum LatestValueNotifiable_latest_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["2"])
     }
 
@@ -210,7 +210,7 @@ enum LatestValueNotifiable_clearLatest_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["true"])
     }
 
@@ -239,7 +239,7 @@ enum NextNotificationError_NextNotificationError_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["timedOut(seconds: 0.01) 1"])
     }
 
@@ -270,7 +270,7 @@ enum NextNotificationError_lhs_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["true"])
     }
 
@@ -293,7 +293,7 @@ enum NextNotificationError_hash_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["1"])
     }
 
@@ -316,7 +316,7 @@ enum NextNotificationError_description_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["Timed out after 0.0 seconds waiting for the next Saved; none was posted"])
     }
 
@@ -436,7 +436,7 @@ enum Notifiable_Observing_observe_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["3"])
     }
 
@@ -463,7 +463,7 @@ enum Notifiable_Observing_observe_2 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["Notes 10"])
     }
 
@@ -499,7 +499,7 @@ enum Notifiable_Observing_observe_3 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["count: 3"])
     }
 
@@ -530,7 +530,7 @@ enum Notifiable_Observing_observe_4 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["accepted", "refunded"])
     }
 
@@ -663,7 +663,7 @@ enum Notifiable_Posting_post_2 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["ada"])
     }
 
@@ -694,7 +694,7 @@ enum Notifiable_Notifiable_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["3"])
     }
 
@@ -817,7 +817,7 @@ enum Notification_UserInfoValues_userInfoValue_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["bytes Swift.Int Swift.String"])
     }
 
@@ -941,7 +941,7 @@ enum NotificationCoalescing_within_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["0.1"])
     }
 
@@ -1008,7 +1008,7 @@ enum NotificationCondition_NotificationCondition_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["accepted", "refunded", "large: 5"])
     }
 
@@ -1239,7 +1239,7 @@ enum NotificationPublisher_NotificationPublisher_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["2"])
     }
 
@@ -1281,7 +1281,7 @@ enum NotificationPublisher_receive_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["1"])
     }
 
@@ -1315,7 +1315,7 @@ enum NotificationPublisher_publisher_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["3"])
     }
 
@@ -1434,7 +1434,7 @@ enum NotificationSequence_next_4 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["7"])
     }
 
@@ -1480,7 +1480,7 @@ enum NotificationToken_cancel_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == [])
     }
 
@@ -1514,7 +1514,7 @@ enum NotificationToken_removeObserver_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == [])
     }
 
@@ -1543,7 +1543,7 @@ enum OwnerBoundObservation_OwnerBoundObservation_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["1"])
     }
 
@@ -1591,7 +1591,7 @@ enum OwnerBoundObservation_removeObserver_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == [])
     }
 
@@ -1895,7 +1895,7 @@ enum NotificationWaitError_errorDescription_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["Timed out after 0.0 seconds waiting for 1 post of Saved; none was posted"])
     }
 
@@ -2459,7 +2459,7 @@ enum Keyboard_animationOptionsRawValue_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["458752"])
     }
 
@@ -2617,7 +2617,7 @@ enum CombineAndSwiftUI_SubscribeWithCombine_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["items: 2"])
     }
 
@@ -2700,7 +2700,7 @@ enum CombineAndSwiftUI_ShowTheLatestValueWithObservation_2 {
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["3", "4"])
     }
 
@@ -2845,7 +2845,7 @@ enum FoundationMessageAPI_MindWhereObservingStarts_1 {
 
     @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["first: 6"])
     }
 
@@ -2919,7 +2919,7 @@ enum GettingStarted_PostAndObserve_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["count is now 3"])
     }
 
@@ -2974,7 +2974,7 @@ enum GettingStarted_KeepTheToken_2 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["first: 1", "second: 1"])
     }
 
@@ -3012,7 +3012,7 @@ enum GettingStarted_PostANotificationWithoutAPayload_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["active"])
     }
 
@@ -3042,7 +3042,7 @@ enum GettingStarted_PostANotificationWithoutAPayload_2 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["time zone changed"])
     }
 
@@ -3074,7 +3074,7 @@ enum GettingStarted_CarryASeparatePayloadType_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["welcome, Ada"])
     }
 
@@ -3110,7 +3110,7 @@ enum GettingStarted_SayWhoMayPostIt_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["kitchen: 21.0"])
     }
 
@@ -3149,7 +3149,7 @@ enum GettingStarted_UseEnumCasesAsNames_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["payment: rejected", "accepted", "payment: accepted"])
     }
 
@@ -3185,7 +3185,7 @@ enum GettingStarted_ChooseACenter_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["default center: 1"])
     }
 
@@ -3243,7 +3243,7 @@ enum Guarantees_DeliveryOrder_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["saved 1", "saved 2", "saved 3"])
     }
 
@@ -3303,7 +3303,7 @@ enum LatestValuesAndCoalescing_ShowTheCurrentCountWhenAScreenAppears_2 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["badge: 3", "badge: 4"])
     }
 
@@ -3596,7 +3596,7 @@ enum LifetimesAndDelivery_KnowWhoPosted_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["clicks ticked 1"])
     }
 
@@ -3686,7 +3686,7 @@ enum LifetimesAndDelivery_IterateAnAsynchronousSequence_3 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["logged in: Grace"])
     }
 
@@ -3788,7 +3788,7 @@ enum LifetimesAndDelivery_BuildAMessageBus_3 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["article 2 failed: offline", "opened: 1"])
     }
 
@@ -4676,7 +4676,7 @@ enum TypedNotifications_Overview_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["3"])
     }
 
@@ -4736,7 +4736,7 @@ enum ObservingSystemNotifications_AKeyboardAvoidingViewModel_2 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["336.0"])
     }
 
@@ -4819,7 +4819,7 @@ enum TypedSystemNotifications_Overview_1 {
 
 extension README_TypedNotifications_1 {
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["3"])
     }
 }

@@ -323,12 +323,13 @@ extension GeneratedExamplesFile {
         static let recorderMarker = "<OUTPUT TEST>"
 
         /// The test that runs the example and checks that it printed `expected`. The example itself ends by waiting
-        /// (up to a time limit) for the lines that handlers on other threads and actors print.
+        /// (up to a time limit) for the lines that handlers on other threads and actors print; what it reports is
+        /// captured (``PrintedOutput/runCapturingReports(_:)``).
         static func outputTest(expected: [String], availability: String?) -> String {
             let literal = "[" + expected.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
             return """
                     \(availability.map { "@available(\($0))\n    " } ?? "")@Test static func printsWhatItsCommentsSay() async throws {
-                        try await example()
+                        try await PrintedOutput.runCapturingReports(example)
                         #expect(Out.printed.lines == \(literal))
                     }
 

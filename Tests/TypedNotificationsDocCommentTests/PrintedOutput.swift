@@ -1,4 +1,5 @@
 import Foundation
+import TypedNotifications
 
 /// The lines an example printed, for the generated test that checks its `// prints` comments; thread-safe, since an
 /// example's handlers may print on the posting thread, a queue or an actor, and awaitable, for the lines they print
@@ -64,5 +65,17 @@ final class PrintedOutput: @unchecked Sendable {
             return waiters.removeValue(forKey: id)
         }
         waiter?.continuation.resume()
+    }
+}
+
+extension PrintedOutput {
+    /// Runs an example in a diagnostics scope that receives what it reports, so that debug builds do not write it to
+    /// standard error among the test results: an example shows a use, and may end it the way the report catches
+    /// (a token ended the moment it is made). What it prints is what its test checks.
+    static func runCapturingReports(
+        isolation: isolated (any Actor)? = #isolation,
+        _ example: () async throws -> Void
+    ) async throws {
+        try await NotificationDiagnostics.withHandler({ _ in }, isolation: isolation, operation: example)
     }
 }

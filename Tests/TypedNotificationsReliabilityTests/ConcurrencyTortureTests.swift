@@ -11,7 +11,7 @@ import TypedNotificationsTestSupport
 /// the storm (the *stable* ones) were each reached exactly once, in registration order, whatever the other threads
 /// did meanwhile. Observers that come and go (*churn*) check, against a ``LogicalClock``, that no post that started
 /// after their `cancel()` returned (or their token or owner was released) reaches them.
-@Suite struct ConcurrencyTortureTests {
+@Suite(.capturesReports) struct ConcurrencyTortureTests {
     static let threadCount = 8
     static let operationsPerThread = TestEnvironment.scaled(normal: 1_500, long: 10_000, sanitized: 400)
 

@@ -263,7 +263,7 @@ import TypedNotificationsTestSupport
 
     // MARK: - Released tokens
 
-    @Test func releasingATokenEndsItsObservation() {
+    @Test(.capturesReports) func releasingATokenEndsItsObservation() {
         let center = NotificationCenter()
         let typedCalls = Counter()
         _ = Tick.observe(in: center) { _ in typedCalls.increment() }  // a token not kept never delivers

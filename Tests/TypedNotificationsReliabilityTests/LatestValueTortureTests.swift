@@ -10,7 +10,7 @@ import TypedNotificationsTestSupport
 ///
 /// Each post carries its poster and its number on that poster. After the threads have finished, one more post (the
 /// *sentinel*) reaches every observation live; each waits for it, so the checks see everything delivered.
-@Suite struct LatestValueTortureTests {
+@Suite(.seeded) struct LatestValueTortureTests {
     static let postsPerPoster = TestEnvironment.scaled(normal: 2_000, long: 20_000, sanitized: 300)
     static let observationsPerThread = TestEnvironment.scaled(normal: 40, long: 200, sanitized: 12)
 
@@ -129,9 +129,6 @@ import TypedNotificationsTestSupport
     /// `posters` threads post `postsPerPoster` stamps each while `observingThreads` threads start observations of
     /// every kind at seeded moments; then the sentinel is posted and awaited.
     static func storm(posters: Int, observingThreads: Int, seed: UInt64) async -> [Outcome] {
-        print(
-            "LatestValueTortureTests seed: \(TestEnvironment.runSeed) (replay with TYPED_NOTIFICATIONS_SEED=\(TestEnvironment.runSeed))"
-        )
         let center = NotificationCenter()
         let watchers = Protected<[Watcher]>([])
         let held = Protected<[any AnyObject & Sendable]>([])

@@ -21,7 +21,7 @@ import TypedNotificationsTestSupport
 /// failure prints the failing sequence's own seed, which replays just that sequence:
 /// `TYPED_NOTIFICATIONS_SEED=0x… TYPED_NOTIFICATIONS_TRACE=1 swift test --filter
 /// randomSequencesMatchTheReferenceModel`.
-@Suite struct ModelBasedTests {
+@Suite(.capturesReports) struct ModelBasedTests {
     /// The sequences are split into chunks that Swift Testing runs in parallel.
     static let chunks = Array(0..<8)
     static let stepsPerSequence = 300
@@ -36,13 +36,6 @@ import TypedNotificationsTestSupport
         if let seed = TestEnvironment.replaySeed {
             if chunk == 0 { _ = Self.run(seed: seed, on: center, trace: TestEnvironment.tracesReplay) }
             return
-        }
-        if chunk == 0 {
-            print(
-                "Model-based tests: run seed \(TestEnvironment.hex(TestEnvironment.runSeed)), "
-                    + "\(Self.chunks.count * Self.sequencesPerChunk) sequences of \(Self.stepsPerSequence) steps"
-                    + (TestEnvironment.isSanitized ? " (scaled down under a sanitizer)" : "")
-            )
         }
         var reusedAddresses = 0
         for index in 0..<Self.sequencesPerChunk {

@@ -101,10 +101,14 @@ import TypedNotificationsTestSupport
             Tick.observe(from: sender, in: center) { fromSender.append($0.id) },
         ]
         let name = Tick.notificationName
-        center.post(name: name, object: nil)
-        center.post(name: name, object: sender, userInfo: ["id": 1])
-        center.post(name: name, object: sender, userInfo: [Notification.typedPayloadKey: 1])
-        center.post(name: name, object: sender, userInfo: [Notification.typedPayloadKey: Stamped(stamp: 1, depth: 0)])
+        let reported = reports {
+            center.post(name: name, object: nil)
+            center.post(name: name, object: sender, userInfo: ["id": 1])
+            center.post(name: name, object: sender, userInfo: [Notification.typedPayloadKey: 1])
+            center.post(
+                name: name, object: sender, userInfo: [Notification.typedPayloadKey: Stamped(stamp: 1, depth: 0)])
+        }
+        #expect(reported.map(\.kindName) == Array(repeating: "decodingFailed", count: 4), "each skip is reported")
         center.post(name: name, object: "a value, not an object", userInfo: [Notification.typedPayloadKey: Tick(id: 2)])
         center.post(name: name, object: sender, userInfo: [Notification.typedPayloadKey: Tick(id: 3)])
         center.post(name: name, object: Sender(), userInfo: [Notification.typedPayloadKey: Tick(id: 4)])

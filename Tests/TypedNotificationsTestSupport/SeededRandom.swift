@@ -1,4 +1,5 @@
 import Foundation
+package import Testing
 
 /// A small, fast, seeded pseudo-random generator (SplitMix64), so that every randomised test replays from its seed.
 ///
@@ -44,7 +45,8 @@ package struct SplitMix64: RandomNumberGenerator {
 }
 
 /// The seed of a test run, one rule for every test target: `TYPED_NOTIFICATIONS_SEED` (decimal, or hexadecimal with
-/// `0x`) replays a run; otherwise each run takes a fresh seed. Tests print the seed with every failure.
+/// `0x`) replays a run; otherwise each run takes a fresh seed. Tests print the seed with every failure, and only then
+/// (the `.seeded` trait).
 package enum TestSeed {
     /// The seed given in the environment, if any.
     package static let replayed: UInt64? = ProcessInfo.processInfo.environment["TYPED_NOTIFICATIONS_SEED"].flatMap(
@@ -68,4 +70,35 @@ package enum TestSeed {
     package static func replayHint(seed: UInt64, test: String) -> String {
         "replay with: TYPED_NOTIFICATIONS_SEED=\(hex(seed)) swift test --filter \"\(test)\""
     }
+}
+
+/// A trait for a randomised test whose choices come from ``TestSeed/run``: each issue it records carries the seed and
+/// the command that replays it, so that a failure replays and a passing run prints nothing.
+///
+/// ```swift
+/// @Test(.seeded) func postsRacingCancellationNeverDeliverTwice() async { var random = SplitMix64(seed: TestSeed.run) … }
+/// ```
+package struct ReplaysFromSeed: TestTrait, SuiteTrait, TestScoping {
+    package var isRecursive: Bool { true }
+
+    package func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        let name = String(test.name.prefix { $0 != "(" })
+        let replay = Comment(
+            rawValue: "seed \(TestSeed.hex(TestSeed.run)); " + TestSeed.replayHint(seed: TestSeed.run, test: name))
+        let commenting = IssueHandlingTrait.compactMapIssues { issue in
+            var issue = issue
+            issue.comments.append(replay)
+            return issue
+        }
+        try await commenting.provideScope(for: test, testCase: testCase, performing: function)
+    }
+}
+
+extension Trait where Self == ReplaysFromSeed {
+    /// Adds the run's seed, and how to replay it, to every issue the test records (see ``ReplaysFromSeed``).
+    package static var seeded: Self { ReplaysFromSeed() }
 }

@@ -23,15 +23,17 @@ package final class Signal: Sendable {
 ///
 /// Real threads rather than `DispatchQueue.concurrentPerform`, whose width is the number of cores (two on CI): with
 /// more threads than cores the scheduler preempts them at arbitrary points, which is what the torture tests want.
-/// The threads wait at a start line until every one of them exists, so they really overlap.
+/// The threads wait at a start line until every one of them exists, so they really overlap. In a test with the
+/// `.capturesReports` trait, their reports go to the test's scope, as its tasks' do.
 package func onThreads(_ count: Int, _ body: @escaping @Sendable (_ index: Int) -> Void) async {
     let startLine = DispatchSemaphore(value: 0)
     let finished = DispatchGroup()
     for index in 0..<count {
         finished.enter()
+        let run = CapturesReports.carried { body(index) }
         let thread = Thread {
             startLine.wait()
-            body(index)
+            run()
             finished.leave()
         }
         thread.stackSize = 4 << 20  // nested posts recurse; leave room under the sanitizers
@@ -43,11 +45,13 @@ package func onThreads(_ count: Int, _ body: @escaping @Sendable (_ index: Int) 
     }
 }
 
-/// Runs `body` on a new thread and returns at once; `done` is signalled when it has finished.
+/// Runs `body` on a new thread and returns at once; `done` is signalled when it has finished. In a test with the
+/// `.capturesReports` trait, its reports go to the test's scope.
 package func onNewThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
     let done = DispatchSemaphore(value: 0)
+    let run = CapturesReports.carried(body)
     Thread {
-        body()
+        run()
         done.signal()
     }
     .start()

@@ -63,11 +63,14 @@ import TypedNotificationsTesting
     @Test func undecodablePlainPostsAreSkippedAndKept() throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(LegacyPayment.self, in: center)
-        center.post(name: LegacyPayment.notificationName, object: nil, userInfo: nil)
-        center.post(name: LegacyPayment.notificationName, object: nil, userInfo: ["amount": "12"])
+        let reported = reports {
+            center.post(name: LegacyPayment.notificationName, object: nil, userInfo: nil)
+            center.post(name: LegacyPayment.notificationName, object: nil, userInfo: ["amount": "12"])
+        }
         LegacyPayment.post(7, in: center)
 
         #expect(recorder.payloads == [7])
+        #expect(reported.map(\.kindName) == ["decodingFailed", "decodingFailed"], "each skip is reported")
         let errors = try #require(recorder.decodingErrors as? [NotificationDecodingError])
         try #require(errors.count == 2)
         #expect(errors[0] == .missingValue(key: "amount"))
@@ -107,7 +110,7 @@ import TypedNotificationsTesting
         #expect(recorder.senders.map { $0 == nil } == [false, true])
     }
 
-    @Test func filtersBySenderIdentity() {
+    @Test(.capturesReports) func filtersBySenderIdentity() {
         let center = NotificationCenter()
         let kitchen = Thermometer()
         let garden = Thermometer()

@@ -316,7 +316,7 @@ import TypedNotificationsTesting
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
-    @Test(.timeLimit(.minutes(1))) func undecodablePlainPostsAreExplained() async {
+    @Test(.capturesReports, .timeLimit(.minutes(1))) func undecodablePlainPostsAreExplained() async {
         let center = NotificationCenter()
         let issues = await recordedIssues {
             await expectPosts(LegacyPayment.self, in: center) {

@@ -116,7 +116,8 @@ final class TypedNotificationExpectationTests: XCTestCase {
         let warm = TypedNotificationExpectation(ReadingTaken.self, from: kitchen, in: center) { $0.value > 20 }
         ReadingTaken.post(Celsius(value: 18), from: kitchen, in: center)
         ReadingTaken.post(Celsius(value: 30), from: Thermometer(), in: center)
-        center.post(name: ReadingTaken.notificationName, object: kitchen, userInfo: nil)
+        let reported = reports { center.post(name: ReadingTaken.notificationName, object: kitchen, userInfo: nil) }
+        XCTAssertEqual(reported.map(\.kindName), ["decodingFailed"])
         XCTAssertEqual(
             warm.expectationDescription,
             "expected 1 post of ReadingTaken from the given sender matching the predicate; none was posted"

@@ -218,11 +218,5 @@ private nonisolated func postNonisolated(_ change: CounterDidChange, in center: 
 /// Runs `body` on a new thread and blocks the caller until it returns; `false` if it did not return within a minute
 /// (which a post that waited for a blocked actor would never do).
 func runOnAnotherThreadAndWait(_ body: @escaping @Sendable () -> Void) -> Bool {
-    let finished = DispatchSemaphore(value: 0)
-    let thread = Thread {
-        body()
-        finished.signal()
-    }
-    thread.start()
-    return finished.wait(timeout: .now() + 60) == .success
+    onNewThread(body).wait(timeout: .now() + 60) == .success
 }

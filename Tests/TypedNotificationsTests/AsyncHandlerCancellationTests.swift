@@ -98,8 +98,8 @@ import TypedNotificationsTestSupport
     /// Cancels race posts from several threads (seeded): once the drain is over, every payload has been released, none
     /// was delivered twice, each thread's deliveries are a prefix of its posts in order, and the handler never
     /// overlapped itself. Posts made after `cancel()` returned are never delivered.
-    @Test func cancelRacingPostsFromSeveralThreads() async {
-        let seed = announcedSeed("cancel race", test: "cancelRacingPostsFromSeveralThreads")
+    @Test(.seeded) func cancelRacingPostsFromSeveralThreads() async {
+        let seed = TestSeed.run
         for iteration in 0..<12 {
             var random = SplitMix64(seed: SplitMix64.derivedSeed(seed, index: iteration))
             let center = NotificationCenter()

@@ -39,8 +39,8 @@ import TypedNotificationsTestSupport
 
     /// Seeded: several threads post while another releases the owner at a random point. The handler never runs for a
     /// dead owner, every payload is released, and the observation ends.
-    @Test func ownerDiesDuringConcurrentPosts() async {
-        let seed = announcedSeed("owner race", test: "ownerDiesDuringConcurrentPosts")
+    @Test(.seeded) func ownerDiesDuringConcurrentPosts() async {
+        let seed = TestSeed.run
         for iteration in 0..<10 {
             var random = SplitMix64(seed: SplitMix64.derivedSeed(seed, index: iteration))
             let center = NotificationCenter()

@@ -9,9 +9,8 @@ import TypedNotificationsTestSupport
     /// Seeded: two threads post from the filter's sender and from another (typed and plain), while a third drops the
     /// owner at a random point. The handler never runs for a dead owner, never sees another sender's post, sees each
     /// thread's accepted posts as an in-order prefix, exactly once; every payload is released; the observation ends.
-    @Test func asyncSenderFilterWithOwnerDyingDuringPostsFromSeveralThreads() async {
-        let seed = announcedSeed(
-            "sender filter + owner", test: "asyncSenderFilterWithOwnerDyingDuringPostsFromSeveralThreads")
+    @Test(.seeded) func asyncSenderFilterWithOwnerDyingDuringPostsFromSeveralThreads() async {
+        let seed = TestSeed.run
         for iteration in 0..<10 {
             var random = SplitMix64(seed: SplitMix64.derivedSeed(seed, index: iteration))
             let center = NotificationCenter()

@@ -120,7 +120,7 @@ import TypedNotificationsTestSupport
         gate.signal()
     }
 
-    @Test(arguments: [ObservingTarget.actor, .asyncHandler, .dispatchQueue])
+    @Test(.capturesReports, arguments: [ObservingTarget.actor, .asyncHandler, .dispatchQueue])
     func anObservationEndingWhileItsDeliveryWaitsEndsTheWait(target: ObservingTarget) async throws {
         let center = NotificationCenter()
         let calls = Counter()

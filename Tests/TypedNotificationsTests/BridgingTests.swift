@@ -46,7 +46,7 @@ import TypedNotificationsTesting
         #expect(payments == [Payment(id: "p-1", amount: 250)])
     }
 
-    @Test func legacyPostThatDoesNotDecodeIsSkippedAndLaterPostsArrive() {
+    @Test(.capturesReports) func legacyPostThatDoesNotDecodeIsSkippedAndLaterPostsArrive() {
         let center = NotificationCenter()
         let payments = Recorded<Payment>()
         let token = PaymentAccepted.observe(in: center) { payments.append($0) }

@@ -153,7 +153,7 @@ extension CancellationIsFinalTests {
 
     /// A latest value replayed to a late observer waits behind a running handler of its target; the observation is
     /// cancelled (on another thread) before it runs: the replay never starts.
-    @Test(arguments: [ObservingTarget.dispatchQueue, .operationQueue, .mainActor])
+    @Test(.capturesReports, arguments: [ObservingTarget.dispatchQueue, .operationQueue, .mainActor])
     func aReplayCancelledBeforeItRunsNeverStarts(target: ObservingTarget) async {
         let center = NotificationCenter()
         LatestTracked(index: 42).post(in: center)

@@ -10,8 +10,8 @@ import TypedNotificationsTestSupport
     /// Threads make centers, observe and post on them, and let them go with the tokens still held, while other
     /// threads post and observe the same type on a center of their own: no handler sees another center's post, every
     /// post on a center reaches its observers once, and dead centers leave no channel.
-    @Test func centersDieWhileOtherThreadsPostAndObserveTheSameType() async {
-        let seed = announcedSeed("dying centers", test: "centersDieWhileOtherThreadsPostAndObserveTheSameType")
+    @Test(.seeded) func centersDieWhileOtherThreadsPostAndObserveTheSameType() async {
+        let seed = TestSeed.run
         let stable = NotificationCenter()
         let stableSeen = Recorded<Int>()
         let stableToken = DyingCenterNumber.observe(in: stable) { stableSeen.append($0) }

@@ -70,8 +70,8 @@ import TypedNotificationsTestSupport
 extension ConcurrencyTests {
     /// Introspection (`typedObservations`, `typedRegistrationCounts`, the registry's channel count) runs while threads
     /// observe and cancel two types: it never sees more than can exist, and all of it reads zero at the end.
-    @Test func introspectionDuringChurnNeverSeesMoreThanExistsAndEndsAtZero() async {
-        let seed = announcedSeed("introspection", test: "introspectionDuringChurnNeverSeesMoreThanExistsAndEndsAtZero")
+    @Test(.seeded) func introspectionDuringChurnNeverSeesMoreThanExistsAndEndsAtZero() async {
+        let seed = TestSeed.run
         let center = NotificationCenter()
         let problems = Recorded<String>()
         let done = AtomicWord.make()
@@ -115,8 +115,8 @@ extension ConcurrencyTests {
 
     /// Tokens made on one thread are released (not cancelled) on others while threads post: a post that begins after
     /// a release has returned never calls its handler. Each post carries the set of tokens released before it began.
-    @Test func tokensReleasedOnOtherThreadsWhilePosting() async {
-        let seed = announcedSeed("token release", test: "tokensReleasedOnOtherThreadsWhilePosting")
+    @Test(.seeded) func tokensReleasedOnOtherThreadsWhilePosting() async {
+        let seed = TestSeed.run
         let center = NotificationCenter()
         let count = 60
         let released = AtomicWord.make()

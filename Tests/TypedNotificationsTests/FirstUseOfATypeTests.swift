@@ -9,8 +9,8 @@ import TypedNotificationsTestSupport
     /// The first post of a fresh type races its first observations on several threads, for many fresh types: each
     /// observer receives its own thread's post made after it observed, no value twice, and the final post once; the
     /// type ends with one channel on the center, and the name is the derived one.
-    @Test func firstPostRacesFirstObserveOnFreshTypes() async {
-        let seed = announcedSeed("first use", test: "firstPostRacesFirstObserveOnFreshTypes")
+    @Test(.seeded) func firstPostRacesFirstObserveOnFreshTypes() async {
+        let seed = TestSeed.run
         struct Race: FreshTagVisitor {
             let seed: UInt64
             let round: Int
@@ -52,8 +52,8 @@ import TypedNotificationsTestSupport
 
     /// A custom `notificationName` that posts and observes another (fresh) type and reads a third one's derived name,
     /// read for the first time by several threads at once that post and observe: one name, every delivery once.
-    @Test func customNameThatPostsAndObservesRacesFirstUse() async {
-        let seed = announcedSeed("custom name", test: "customNameThatPostsAndObservesRacesFirstUse")
+    @Test(.seeded) func customNameThatPostsAndObservesRacesFirstUse() async {
+        let seed = TestSeed.run
         struct Race: FreshTagVisitor {
             let seed: UInt64
             let round: Int
@@ -97,8 +97,8 @@ import TypedNotificationsTestSupport
 
     /// Many threads read the derived name of fresh types while others post, observe and cancel them: every read is the
     /// same derived name, and the type's channel goes with its last observer.
-    @Test func derivedNameReadsRacePostsAndObservations() async {
-        let seed = announcedSeed("name reads", test: "derivedNameReadsRacePostsAndObservations")
+    @Test(.seeded) func derivedNameReadsRacePostsAndObservations() async {
+        let seed = TestSeed.run
         struct Race: FreshTagVisitor {
             let seed: UInt64
             let round: Int

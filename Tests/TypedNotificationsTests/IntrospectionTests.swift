@@ -5,7 +5,7 @@ import TypedNotificationsTestSupport
 
 /// `typedObservations`: what is observed, how, and where in the code.
 @Suite struct IntrospectionTests {
-    @Test func listsEachObservationWithTheFileAndLineThatMadeIt() {
+    @Test(.capturesReports) func listsEachObservationWithTheFileAndLineThatMadeIt() {
         let center = NotificationCenter()
         let sender = Sender()
         let owner = Sender()
@@ -64,7 +64,7 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(token) {}
     }
 
-    @Test func observationsOfAnotherCenterAreNotListed() {
+    @Test(.capturesReports) func observationsOfAnotherCenterAreNotListed() {
         let center = NotificationCenter()
         let other = NotificationCenter()
         let token = CounterDidChange.observe(in: other) { _ in }

@@ -62,7 +62,7 @@ private actor UnreadStore {
         withExtendedLifetime(token) {}
     }
 
-    @Test func latestReadsTheLatestPostAndClearLatestForgetsIt() {
+    @Test(.capturesReports) func latestReadsTheLatestPostAndClearLatestForgetsIt() {
         let center = NotificationCenter()
         #expect(UnreadCount.latest(in: center) == nil)
         UnreadCount(count: 7).post(in: center)
@@ -200,7 +200,7 @@ private actor UnreadStore {
         #expect(try await UnreadCount.next(in: center, timeout: 60) {} == UnreadCount(count: 6))
     }
 
-    @Test func theSenderFilterAppliesToTheLatestPost() {
+    @Test(.capturesReports) func theSenderFilterAppliesToTheLatestPost() {
         let center = NotificationCenter()
         let inbox = Sender()
         let other = Sender()
@@ -219,7 +219,7 @@ private actor UnreadStore {
         withExtendedLifetime(tokens) {}
     }
 
-    @Test func theLatestSenderIsKeptWeakly() {
+    @Test(.capturesReports) func theLatestSenderIsKeptWeakly() {
         let center = NotificationCenter()
         var inbox: Sender? = Sender()
         weak var released: Sender?
@@ -311,7 +311,7 @@ extension LatestValueNotifiableTests {
         withExtendedLifetime(token) {}
     }
 
-    @Test func rePostingPlainFromTheReplayedHandlerIsKeptAndDeliveredOnce() {
+    @Test(.capturesReports) func rePostingPlainFromTheReplayedHandlerIsKeptAndDeliveredOnce() {
         let center = NotificationCenter()
         LatestCount(count: 1).post(in: center)
         let received = Recorded<Int>()
@@ -402,7 +402,7 @@ extension LatestValueNotifiableTests {
         withExtendedLifetime(token) {}
     }
 
-    @Test func aSenderFilterOnANewObjectAtTheDeadLatestSendersAddressReceivesNoReplay() {
+    @Test(.capturesReports) func aSenderFilterOnANewObjectAtTheDeadLatestSendersAddressReceivesNoReplay() {
         let center = NotificationCenter()
         var sender: ReusableObject? = ReusableObject()
         let oldID = ObjectIdentifier(sender!)
@@ -479,14 +479,17 @@ extension LatestValueNotifiableTests {
         LatestCount(count: 1).post(in: center)
         let received = Recorded<Int>()
         let token = LatestCount.observe(in: center) { received.append($0.count) }
-        center.post(name: LatestCount.notificationName, object: nil, userInfo: ["garbage": 1])
-        center.post(name: LatestCount.notificationName, object: nil, userInfo: nil)
+        let reported = reports {
+            center.post(name: LatestCount.notificationName, object: nil, userInfo: ["garbage": 1])
+            center.post(name: LatestCount.notificationName, object: nil, userInfo: nil)
+        }
         #expect(LatestCount.latest(in: center) == LatestCount(count: 1))
         #expect(received.values == [1])
+        #expect(reported.map(\.kindName) == ["decodingFailed", "decodingFailed"], "each post's failure is reported")
         withExtendedLifetime(token) {}
     }
 
-    @Test func aTypedOnlyLatestTypeKeepsTypedPostsAndIgnoresPlainOnes() {
+    @Test(.capturesReports) func aTypedOnlyLatestTypeKeepsTypedPostsAndIgnoresPlainOnes() {
         let center = NotificationCenter()
         let plain = Recorded<Int>()
         let plainToken = center.addObserver(forName: TypedOnlyLatestCount.notificationName, object: nil, queue: nil) {
@@ -506,7 +509,7 @@ extension LatestValueNotifiableTests {
         withExtendedLifetime(token) {}
     }
 
-    @Test func clearLatestBeforeAnythingAndLatestOfAnUntouchedCenterAreHarmless() {
+    @Test(.capturesReports) func clearLatestBeforeAnythingAndLatestOfAnUntouchedCenterAreHarmless() {
         let center = NotificationCenter()
         LatestCount.clearLatest(in: center)
         #expect(LatestCount.latest(in: center) == nil)
@@ -518,9 +521,8 @@ extension LatestValueNotifiableTests {
 
     /// One poster posts 1...n in order while other threads observe (on serial queues) and clear the latest: each
     /// observer must receive consecutive values ending at n, without a gap or a repeat.
-    @Test func queuedObserversMadeWhileOnePosterPostsAndAnotherClearsSeeEveryLaterPostExactlyOnce() async {
+    @Test(.seeded) func queuedObserversMadeWhileOnePosterPostsAndAnotherClearsSeeEveryLaterPostExactlyOnce() async {
         let seed = TestSeed.run
-        print("clear/post/observe seed:", TestSeed.hex(seed))
         var generator = SplitMix64(seed: seed)
         let center = NotificationCenter()
         let posts = 2_000
@@ -578,10 +580,9 @@ extension LatestValueNotifiableTests {
         #expect(received.values == [1, 2])
     }
 
-    @Test func clearingWhilePostsAndObservationsRaceLeavesEachObservationConsistent() async {
+    @Test(.seeded) func clearingWhilePostsAndObservationsRaceLeavesEachObservationConsistent() async {
         let center = NotificationCenter()
         let seed = TestSeed.run
-        print("clearing race seed: \(seed)")
         let tokens = Protected<[NotificationToken]>([])
         let received = Protected<[[Int]]>([])
         await onThreads(3) { thread in
@@ -638,8 +639,8 @@ extension LatestValueNotifiableTests {
 
     /// Seeded: two threads post increasing values while a third observes at a random moment. The observer receives
     /// the latest value first, exactly once, then every later post of each thread: no duplicates, no gaps.
-    @Test func asyncLatestValueUnderConcurrentPosting() async {
-        let seed = announcedSeed("latest", test: "asyncLatestValueUnderConcurrentPosting")
+    @Test(.seeded) func asyncLatestValueUnderConcurrentPosting() async {
+        let seed = TestSeed.run
         let center = NotificationCenter()
         let perThread = 300
         for iteration in 0..<15 {
@@ -689,9 +690,8 @@ extension LatestValueNotifiableTests {
     /// observes with a sender filter (async, and async owner-bound) at a random moment. Each observer receives the
     /// latest value at most once and first, then every later accepted post of each thread: no duplicates, no gaps,
     /// no other sender's post.
-    @Test func asyncLatestValueWithSenderFilterRacingTypedAndPlainPosts() async {
-        let seed = announcedSeed(
-            "latest + filter", test: "asyncLatestValueWithSenderFilterRacingTypedAndPlainPosts")
+    @Test(.seeded) func asyncLatestValueWithSenderFilterRacingTypedAndPlainPosts() async {
+        let seed = TestSeed.run
         let center = NotificationCenter()
         let right = Sender()
         let wrong = Sender()
@@ -805,8 +805,8 @@ extension LatestValueNotifiableTests {
     /// started (no older) to the last, each exactly once; `clearLatest` on one center never touches another. (The
     /// order is not checked: a handler on the posting thread receives the latest on the observing thread, and a live
     /// post from the poster's thread may reach it first, as documented.)
-    @Test func latestValuesRaceAcrossCenters() async {
-        let seed = announcedSeed("latest", test: "latestValuesRaceAcrossCenters")
+    @Test(.seeded) func latestValuesRaceAcrossCenters() async {
+        let seed = TestSeed.run
         struct Race: FreshTagVisitor {
             let seed: UInt64
             func visit<Tag>(_: Tag.Type) async {

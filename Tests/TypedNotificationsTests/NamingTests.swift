@@ -131,11 +131,11 @@ func expectedDerivedName(_ type: Any.Type) -> String { DerivedNames.stableName(S
 
 extension NamingTests {
     @Test func defaultNameIsStableAndDerivedFromTheTypeName() {
-        struct LocalPing: Notifiable {}
+        struct LocalPong: Notifiable {}
         enum LocalTag {}
         let types: [any Notifiable.Type] = [
-            NumberPosted.self, GenericPair<Int, String>.self, GenericPair<LocalTag, [Int?]>.self, LocalPing.self,
-            GenericFresh<LocalPing>.self, GenericPair<GenericPair<LocalTag, Int>, Void>.self,
+            NumberPosted.self, GenericPair<Int, String>.self, GenericPair<LocalTag, [Int?]>.self, LocalPong.self,
+            GenericFresh<LocalPong>.self, GenericPair<GenericPair<LocalTag, Int>, Void>.self,
         ]
         for type in types {
             let first = type.notificationName
@@ -190,8 +190,8 @@ extension NamingTests {
     }
 
     /// Many threads read the names of types nobody has named yet, all at once, some by posting first: all agree.
-    @Test func concurrentFirstReadsOfUnnamedTypesAgree() async {
-        let seed = announcedSeed("naming", test: "concurrentFirstReadsOfUnnamedTypesAgree")
+    @Test(.seeded) func concurrentFirstReadsOfUnnamedTypesAgree() async {
+        let seed = TestSeed.run
         enum T0 {}
         enum T1 {}
         enum T2 {}

@@ -56,8 +56,8 @@ extension ObservingDuringAPostTests {
     /// observes again (a new channel, with a new bridge) while the post runs, as threads post: no observation
     /// receives a value twice, no new observation receives the post that made it, and a final post reaches the one
     /// live observation exactly once.
-    @Test func resubscribeInsideHandlerWhileThreadsPost() async {
-        let seed = announcedSeed("resubscribe", test: "resubscribeInsideHandlerWhileThreadsPost")
+    @Test(.seeded) func resubscribeInsideHandlerWhileThreadsPost() async {
+        let seed = TestSeed.run
         let center = NotificationCenter()
         let log = Recorded<(observation: Int, value: Int, madeBy: Int)>()
         let tokens = Protected<[NotificationToken]>([])

@@ -193,7 +193,7 @@ import TypedNotificationsTestSupport
 
     // MARK: - Registrations
 
-    @Test func registrationsAreDroppedWithTheLastObserver() {
+    @Test(.capturesReports) func registrationsAreDroppedWithTheLastObserver() {
         let center = NotificationCenter()
         var tokens = (0..<3).map { _ in CounterDidChange.observe(in: center) { _ in } }
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (3, 1))

@@ -343,11 +343,8 @@ extension OrderPerTargetTests {
     /// delivers itself before it returns. Seeded: posts of two types from another thread, from the main actor, and
     /// from inside handlers (nested), with bursts longer than a batch; three observers of two types on the main actor.
     /// Every observer must see every post of its types exactly once, and all must agree on one order.
-    @Test @MainActor func seededMainActorInterleavingsKeepOneOrderAndLoseNothing() async {
-        let seed =
-            UInt64(ProcessInfo.processInfo.environment["TYPED_NOTIFICATIONS_SEED"] ?? "")
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("seededMainActorInterleavingsKeepOneOrderAndLoseNothing seed: \(seed)")
+    @Test(.seeded) @MainActor func seededMainActorInterleavingsKeepOneOrderAndLoseNothing() async {
+        let seed = TestSeed.run
         var rng = SplitMix(seed)
         let center = NotificationCenter()
         let logs = [Recorded<Int>(), Recorded<Int>(), Recorded<Int>()]

@@ -41,7 +41,7 @@ import TypedNotificationsTestSupport
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
 
-    @Test func deadOwnersAreDroppedWhenTheNextObserverRegisters() {
+    @Test(.capturesReports) func deadOwnersAreDroppedWhenTheNextObserverRegisters() {
         let center = NotificationCenter()
         for _ in 0..<100 {
             let consumer = Consumer()

@@ -39,7 +39,7 @@ import TypedNotificationsTestSupport
 
     /// The hook pins the window deterministically: when the package loads the owner, the test drops its own last
     /// reference, so the package's load is the last one and the `deinit` runs where the package loaded it.
-    @Test(arguments: OwnerRelease.allCases)
+    @Test(.capturesReports, arguments: OwnerRelease.allCases)
     func ownerWhoseLastReferenceThePackageHoldsDeinitialisesOutsideItsLocks(release: OwnerRelease) throws {
         let center = NotificationCenter()
         let locksHeld = Slot<Int>()
@@ -73,7 +73,7 @@ import TypedNotificationsTestSupport
 
     /// A main-actor owner (a view model, a view controller) is only ever loaded on the main actor, so the package
     /// never becomes its last holder on a background thread.
-    @Test @MainActor func mainActorOwnerIsNeverLoadedOffTheMainActor() async {
+    @Test(.capturesReports) @MainActor func mainActorOwnerIsNeverLoadedOffTheMainActor() async {
         let center = NotificationCenter()
         let model = ViewModel()
         let done = Signal()
@@ -115,7 +115,7 @@ import TypedNotificationsTestSupport
     /// `queue: .main` uses) is loaded by the package on whatever thread registers another observer of the type (the
     /// registration sweeps for dead owners), so the package can become the last holder of a main-actor object on a
     /// background thread, which the Guarantees article rules out for main-actor observations.
-    @Test @MainActor func mainQueueOwnerIsNeverLoadedOffTheMainThread() async {
+    @Test(.capturesReports) @MainActor func mainQueueOwnerIsNeverLoadedOffTheMainThread() async {
         let center = NotificationCenter()
         let model = MainQueueViewModel()
         let done = Signal()

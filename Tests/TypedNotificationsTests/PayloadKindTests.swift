@@ -196,7 +196,10 @@ import TypedNotificationsTestSupport
         let typed = Recorded<[Int?]>()
         let token = Scores.observe(in: center) { typed.append($0) }
         let wrong = NSArray(array: [1, NSNull(), "three"])
-        center.post(name: Scores.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: wrong])
+        let reported = reports {
+            center.post(name: Scores.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: wrong])
+        }
+        #expect(reported.map(\.kindName) == ["decodingFailed"], "the post that did not decode is reported")
         #expect(typed.values == [])
         let plain = Notification(name: Scores.notificationName, userInfo: [Notification.typedPayloadKey: wrong])
         #expect(throws: NotificationDecodingError.self) { try Scores.payload(from: plain) }
@@ -210,7 +213,10 @@ import TypedNotificationsTestSupport
         let center = NotificationCenter()
         let typed = Recorded<Int>()
         let token = Count.observe(in: center) { typed.append($0) }
-        center.post(name: Count.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: "seven"])
+        let reported = reports {
+            center.post(name: Count.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: "seven"])
+        }
+        #expect(reported.map(\.kindName) == ["decodingFailed"], "the post that did not decode is reported")
         #expect(typed.values == [])
         let plain = Notification(name: Count.notificationName, userInfo: [Notification.typedPayloadKey: "seven"])
         #expect(throws: NotificationDecodingError.self) { try Count.payload(from: plain) }

@@ -96,9 +96,10 @@ import TypedNotificationsTestSupport
         let center = NotificationCenter()
         let counts = Recorded<Int>()
         let token = CounterDidChange.observe(in: center) { counts.append($0.count) }
-        center.post(name: CounterDidChange.notificationName, object: nil, userInfo: userInfo)
+        let reported = reports { center.post(name: CounterDidChange.notificationName, object: nil, userInfo: userInfo) }
         CounterDidChange(count: 1).post(in: center)
         #expect(counts.values == [1])
+        #expect(reported.map(\.kindName) == ["decodingFailed"], "the post that did not decode is reported")
         withExtendedLifetime(token) {}
     }
 
@@ -166,7 +167,7 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(token) {}
     }
 
-    @Test func twoTypesSharingANameDecodeEachOthersPosts() {
+    @Test(.capturesReports) func twoTypesSharingANameDecodeEachOthersPosts() {
         struct Celsius: Notifiable {
             static var notificationName: Notification.Name { .init("Temperature") }
             let value: Double

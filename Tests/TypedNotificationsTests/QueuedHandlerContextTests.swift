@@ -62,49 +62,52 @@ import TypedNotificationsTestSupport
 extension QueuedHandlerContextTests {
     /// A post made on the target's own actor runs what was queued before it, synchronously, in its own task: earlier
     /// posts' handlers then see that task's task-locals (as any code it runs does), but their diagnostics reports
-    /// still go to the scope their own post was made in (here none: the process-wide handler).
+    /// still go to the scope their own post was made in (here scope A, which the earlier post's thread keeps open).
     @Test(arguments: ["mainActor", "actor"])
     func anEarlierPostsHandlerRunByAPostOnTheActorReportsToItsOwnPostsScope(target: String) async {
         let center = NotificationCenter()
         let seen = Recorded<String>()
+        let reportsInA = Counter()
         let reportsInB = Counter()
         let log = countingCenterAsSenderReports(of: center, into: reportsInB)
         let handler: @Sendable (Tracked) -> Void = { payload in
             seen.append("\(payload.index):\(Context.tag ?? "none")")
             reportFromHandler(in: center)
         }
-        // P1: posted on a plain thread under task-local "A", with no diagnostics scope.
-        let older: @Sendable () -> Void = {
+        // P1: posted on a plain thread under task-local "A", in a diagnostics scope of its own.
+        let older = PostOnAnotherThread.Post(log: countingCenterAsSenderReports(of: center, into: reportsInA)) {
             Context.$tag.withValue("A") { Tracked(1).post(in: center) }
         }
-        var queued = false
+        let earlier: PostOnAnotherThread
         switch target {
         case "mainActor":
             let token = Tracked.observeOnMainActor(in: center) { handler($0) }
-            queued = await MainActor.run {
+            earlier = await MainActor.run {
                 // Blocks the main thread (not a pool thread) while P1 is queued, so P1's drain cannot run first.
-                let queued = onNewThread(older).wait(timeout: .now() + 10) == .success
+                let earlier = PostOnAnotherThread(older)
                 Context.$tag.withValue("B") {
                     NotificationDiagnostics.withHandler(log) {
                         Tracked(2).post(in: center, isolation: MainActor.shared)
                     }
                 }
-                return queued
+                return earlier
             }
             withExtendedLifetime(token) {}
         default:
             let poster = ActorPoster()
             let observation = Tracked.observe(for: poster, in: center) { _, payload in handler(payload) }
-            queued = await poster.postOwnBehind(older: older, own: Tracked(2), in: center, log: log)
+            earlier = await poster.postOwnBehind(older: older, own: Tracked(2), in: center, log: log)
             withExtendedLifetime(observation) {}
         }
-        #expect(queued)
+        #expect(earlier.wasPosted)
+        #expect(earlier.finish())
         // Both ran during P2's post (synchronously), so they are recorded now.
         #expect(seen.values.count == 2)
         #if DEBUG
         #expect(
             reportsInB.value == 1,
             "the later post's scope received \(reportsInB.value) reports: the earlier post's handler reported into it")
+        #expect(reportsInA.value == 1, "the earlier post's scope received \(reportsInA.value) reports")
         #endif
     }
 

@@ -16,9 +16,12 @@ import TypedNotificationsTestSupport
                 center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: [:])
             }.value
         }
-        // Outside the scope: no handler of this test's sees it.
-        center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: [:])
+        // Outside the scope: the scope's handler does not see it; a scope of its own does.
+        let outside = reports {
+            center.post(name: BridgingTests.PaymentAccepted.notificationName, object: nil, userInfo: [:])
+        }
         #expect(inside.values == Array(repeating: BridgingTests.PaymentAccepted.notificationName.rawValue, count: 2))
+        #expect(outside.map(\.kindName) == ["decodingFailed"])
         withExtendedLifetime(token) {}
     }
 

@@ -16,7 +16,7 @@ import TypedNotificationsTestSupport
         #expect(token == nil)
     }
 
-    @Test func tokenThatIsNotKeptNeverDelivers() {
+    @Test(.capturesReports) func tokenThatIsNotKeptNeverDelivers() {
         let center = NotificationCenter()
         let calls = Counter()
         _ = CounterDidChange.observe(in: center) { _ in calls.increment() }
@@ -81,7 +81,7 @@ import TypedNotificationsTestSupport
         #expect(calls.count == 2)
     }
 
-    @Test func tokensCompareByIdentity() {
+    @Test(.capturesReports) func tokensCompareByIdentity() {
         let center = NotificationCenter()
         let first = CounterDidChange.observe(in: center) { _ in }
         let second = CounterDidChange.observe(in: center) { _ in }

@@ -90,13 +90,6 @@ func busyWait(_ iterations: Int) {
     withExtendedLifetime(sink) {}
 }
 
-/// The run's seed, printed with how to replay it.
-func announcedSeed(_ what: String, test: String) -> UInt64 {
-    let seed = TestSeed.run
-    print("\(what) seed: \(TestSeed.hex(seed)) — \(TestSeed.replayHint(seed: seed, test: test))")
-    return seed
-}
-
 /// Whether `values`, restricted to those of `source` (`value / 1_000_000`), are exactly `expected`.
 func expectSourceInOrder(
     _ values: [Int], source: Int, expected: [Int], _ label: String, sourceLocation: SourceLocation = #_sourceLocation

@@ -78,13 +78,6 @@ struct UserInfoBox: @unchecked Sendable {
     let userInfo: [AnyHashable: Any]?
 }
 
-/// The reports `body` provokes, captured so that none reaches standard error.
-func reports(during body: () -> Void) -> [NotificationDiagnostics.Event] {
-    let events = Recorded<NotificationDiagnostics.Event>()
-    NotificationDiagnostics.withHandler({ events.append($0) }, operation: body)
-    return events.values
-}
-
 /// The keys of `userInfo` that the system would write: all but those this package adds to a typed post where Foundation
 /// copies `userInfo` (`"tn.post"`, see the Guarantees article).
 func systemKeys(_ userInfo: [AnyHashable: Any]?) -> Set<String> {

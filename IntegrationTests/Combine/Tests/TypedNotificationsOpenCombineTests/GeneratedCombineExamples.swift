@@ -22,7 +22,7 @@ enum NotificationPublisher_NotificationPublisher_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["2"])
     }
 
@@ -60,7 +60,7 @@ enum NotificationPublisher_receive_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["1"])
     }
 
@@ -92,7 +92,7 @@ enum NotificationPublisher_publisher_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["3"])
     }
 
@@ -142,7 +142,7 @@ enum CombineAndSwiftUI_SubscribeWithCombine_1 {
     }
 
     @Test static func printsWhatItsCommentsSay() async throws {
-        try await example()
+        try await PrintedOutput.runCapturingReports(example)
         #expect(Out.printed.lines == ["items: 2"])
     }
 

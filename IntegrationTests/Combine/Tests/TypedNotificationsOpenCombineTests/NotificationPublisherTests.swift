@@ -483,8 +483,15 @@ func isSendable(_: some Sendable) -> Bool { true }
             object: nil,
             userInfo: [Notification.typedPayloadKey: CartDidChange(itemCount: 7)]
         )
-        center.post(name: CartDidChange.notificationName, object: nil, userInfo: ["unrelated": 1])  // skipped
+        let failures = LockedBox(0)
+        let countFailures: @Sendable (NotificationDiagnostics.Event) -> Void = { event in
+            if case .decodingFailed = event.kind { failures.withValue { $0 += 1 } }
+        }
+        NotificationDiagnostics.withHandler(countFailures) {
+            center.post(name: CartDidChange.notificationName, object: nil, userInfo: ["unrelated": 1])  // skipped
+        }
         #expect(subscriber.values.map(\.itemCount) == [7])
+        #expect(failures.value == 1, "the skipped post is reported, to the scope rather than to standard error")
         #expect(subscriber.completions == 0)
         subscriber.cancel()
     }
