@@ -20,6 +20,36 @@ import TypedNotificationsTestSupport
         static let sentinel = Stamp(poster: -1, number: 0)
     }
 
+    /// The interleaving that two threads posting at once only sometimes hit, made every time where it can happen: a
+    /// post that has become the latest lets another thread post before it is queued for the queue's observer (the
+    /// `.queueing` hook). The observer still ends on the latest, as its target receives the posts in the order the
+    /// center kept them.
+    @Test func aPostOvertakenOnItsWayToTheQueueStillLeavesTheObserverOnTheLatest() async {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "latest")
+        let lastOnQueue = Protected<Stamp?>(nil)
+        let token = Stamp.observe(in: center, delivery: .async(on: queue)) { stamp in lastOnQueue.set(stamp) }
+        let isFirst = Protected(true)
+        TestHooks.on(.queueing, in: center) {
+            guard
+                isFirst.withLock({ isFirst in
+                    defer { isFirst = false }
+                    return isFirst
+                })
+            else { return }
+            onNewThread { Stamp(poster: 1, number: 0).post(in: center) }.wait()
+        }
+        defer { TestHooks.removeHook(at: .queueing, for: center) }
+        Stamp(poster: 0, number: 0).post(in: center)
+        // Where the post is queued in the step that keeps it, nothing comes between: the second post comes after.
+        if isFirst.withLock({ $0 }) { Stamp(poster: 1, number: 0).post(in: center) }
+        await withCheckedContinuation { (drained: CheckedContinuation<Void, Never>) in queue.async { drained.resume() }
+        }
+        #expect(Stamp.latest(in: center) == Stamp(poster: 1, number: 0))
+        #expect(lastOnQueue.value == Stamp.latest(in: center))
+        withExtendedLifetime(token) {}
+    }
+
     /// Two threads post at the same moment: the center keeps one of the posts as the latest, and every observer on a
     /// target, a queue's or the main actor's (a `LatestValue` model's too), receives the two in that order, so once
     /// the deliveries have run each ends on `latest(in:)`, every round.
