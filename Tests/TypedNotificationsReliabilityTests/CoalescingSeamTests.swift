@@ -8,7 +8,7 @@ import TypedNotificationsTestSupport
 // debounce, waits (`awaitDelivery`, both forms) around and inside coalesced deliveries, cancellation racing a leading
 // delivery, centers, owners and actors released while a window is open, merges, senders and latest values with a
 // throttle, and posts from many threads, on every target a handler runs on. Each test bounds its waits with
-// `seamFinishes(within:)`, so that a delivery that waits for itself fails the test instead of hanging the run.
+// `finishes(within:)`, so that a delivery that waits for itself fails the test instead of hanging the run.
 
 /// A payload that tells when the package has let go of it.
 struct SeamPing: Notifiable {
@@ -105,24 +105,6 @@ func observePing(
     }
 }
 
-/// Whether `body` finished within `seconds`: a bound that fails a test rather than hanging it, never a timing target.
-/// `body` must end when its task is cancelled.
-func seamFinishes(within seconds: Double, _ body: @escaping @Sendable () async -> Void) async -> Bool {
-    await withTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            await body()
-            return true
-        }
-        group.addTask {
-            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            return false
-        }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
-    }
-}
-
 /// A signal that fires once `count` events have been counted.
 final class SeamCountDown: Sendable {
     private let counted = Counter()
@@ -168,14 +150,14 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             awaited.fire()
         }
         SeamPing(0).post(in: center)
-        let returned = await seamFinishes(within: 5) { await awaited.wait() }
+        let returned = await finishes(within: 5) { await awaited.wait() }
         // Ends the observation, so that a handler stuck in its wait is let go (the dropped burst ends the wait).
         if !returned { token.cancel() }
         // The re-post joins the observation's own next burst, which is delivered only after this handler returns: the
         // burst must not take the handler's own wait with it.
         #expect(returned, "the handler waited for its own observation's next burst")
         if returned {
-            #expect(await seamFinishes(within: 10) { await secondSeen.wait() }, "the re-post was never delivered")
+            #expect(await finishes(within: 10) { await secondSeen.wait() }, "the re-post was never delivered")
         }
         token.cancel()
     }
@@ -194,7 +176,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             if ping.index < 3 { SeamPing(ping.index + 1).post(in: center) } else { reachedLast.fire() }
         }
         SeamPing(0).post(in: center)
-        #expect(await seamFinishes(within: 10) { await reachedLast.wait() }, "re-posts stalled: \(received.values)")
+        #expect(await finishes(within: 10) { await reachedLast.wait() }, "re-posts stalled: \(received.values)")
         #expect(received.values == [0, 1, 2, 3])
         observation.cancel()
     }
@@ -209,7 +191,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             received.append(ping.index)
             if ping.index < 3 { SeamPing(ping.index + 1).post(in: center) }
         }
-        let waited = await seamFinishes(within: 10) {
+        let waited = await finishes(within: 10) {
             _ = try? await awaitDelivery { SeamPing(0).post(in: center) }
         }
         #expect(waited, "the wait hung")
@@ -231,7 +213,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             pongs.append(payload.index)
             if payload.index < 6 { SeamPing(payload.index + 1).post(in: center) }
         }
-        let waited = await seamFinishes(within: 10) {
+        let waited = await finishes(within: 10) {
             _ = try? await awaitDelivery { SeamPing(0).post(in: center) }
         }
         #expect(waited, "the wait hung")
@@ -284,7 +266,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             default: .nextTurn
             }
         let observation = observePing(on: target, in: center, coalescing: coalescing) { received.append($0.index) }
-        let waited = await seamFinishes(within: 30) {
+        let waited = await finishes(within: 30) {
             _ = try? await awaitDelivery(in: center) {
                 await onThreads(threads) { thread in
                     for number in 0..<perThread { SeamPing(thread * 1_000_000 + number).post(in: center) }
@@ -316,7 +298,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             received.append(ping.index)
             Thread.sleep(forTimeInterval: 0.005)
         }
-        let waited = await seamFinishes(within: 60) {
+        let waited = await finishes(within: 60) {
             _ = try? await awaitDelivery(in: center) {
                 await onThreads(threads) { thread in
                     for number in 0..<perThread {
@@ -401,7 +383,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         let received = Recorded<Int>()
         let observation = observePing(on: target, in: center, coalescing: .within(0.05)) { received.append($0.index) }
         let innerSaw = Slot<[Int]>()
-        let waited = await seamFinishes(within: 10) {
+        let waited = await finishes(within: 10) {
             _ = try? await awaitDelivery(in: center) {
                 _ = try? await awaitDelivery {
                     SeamPing(0).post(in: center)
@@ -435,7 +417,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         await posted.wait()
         waiting.cancel()
         var threw = false
-        let ended = await seamFinishes(within: 10) {
+        let ended = await finishes(within: 10) {
             _ = try? await waiting.value
         }
         if ended {
@@ -444,7 +426,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         #expect(ended, "the cancelled wait hung")
         #expect(threw, "the cancelled wait did not throw CancellationError")
         observation.cancel()
-        #expect(await seamFinishes(within: 10) { await released.wait() }, "the dropped window kept its payload")
+        #expect(await finishes(within: 10) { await released.wait() }, "the dropped window kept its payload")
     }
 
     /// A poster's throttle waited for from another thread's posts with `awaitDelivery(in:)`: the leading post and the
@@ -454,7 +436,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         let center = NotificationCenter()
         let received = Recorded<Int>()
         let observation = observePing(on: target, in: center, coalescing: nil) { received.append($0.index) }
-        let waited = await seamFinishes(within: 10) {
+        let waited = await finishes(within: 10) {
             _ = try? await awaitDelivery(in: center) {
                 await onThreads(1) { _ in
                     for index in 0..<5 { SeamPing(index).post(in: center, coalescing: .within(0.05)) }
@@ -488,10 +470,10 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         // A queued lead may be dropped instead: the center's death ends the observation. On the posting thread it ran
         // during the post.
         if target == .postingThread {
-            #expect(await seamFinishes(within: 10) { await leadRan.wait() }, "the lead never ran")
+            #expect(await finishes(within: 10) { await leadRan.wait() }, "the lead never ran")
         }
-        #expect(await seamFinishes(within: 10) { await centerGone.wait() }, "the open window kept its center")
-        #expect(await seamFinishes(within: 10) { await payloadGone.wait() }, "the open window kept its payload")
+        #expect(await finishes(within: 10) { await centerGone.wait() }, "the open window kept its center")
+        #expect(await finishes(within: 10) { await payloadGone.wait() }, "the open window kept its payload")
         observation?.cancel()
     }
 
@@ -504,7 +486,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             centerGone = center.gone
             SeamPing(0).post(in: center, coalescing: .within(0.1))
         }
-        #expect(await seamFinishes(within: 10) { await centerGone.wait() }, "the empty window kept its center")
+        #expect(await finishes(within: 10) { await centerGone.wait() }, "the empty window kept its center")
     }
 
     /// `cancel()` racing a leading delivery and the window it opens, from another thread at a random moment among
@@ -515,7 +497,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         let rounds = TestEnvironment.scaled(normal: 60, long: 600, sanitized: 15)
         let seed = UInt64.random(in: 0...UInt64.max)
         print("CoalescingSeamTests.cancelRacingALeadingDeliveryLeavesNothingBehind seed \(seed)")
-        var random = SeamRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         for round in 0..<rounds {
             let center = NotificationCenter()
             let releases = SeamCountDown(4)
@@ -531,7 +513,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
                     observation.cancel()
                 }
             }
-            #expect(await seamFinishes(within: 10) { await releases.wait() }, "round \(round): a payload was kept")
+            #expect(await finishes(within: 10) { await releases.wait() }, "round \(round): a payload was kept")
         }
     }
 
@@ -567,7 +549,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         await posted.wait()
         token.cancel()
         if operationQueue { operations.isSuspended = false } else { dispatchQueue.resume() }
-        #expect(await seamFinishes(within: 10) { _ = try? await waiting.value }, "the wait outlived the cancel")
+        #expect(await finishes(within: 10) { _ = try? await waiting.value }, "the wait outlived the cancel")
         #expect(calls.count == 0, "a cancelled observation's lead ran")
     }
 
@@ -596,11 +578,11 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         }
         await ownerGone.wait()
         await onThreads(1) { _ in SeamPing(1) { payloadGone.fire() }.post(in: center) }
-        let ended = await seamFinishes(within: 10) {
+        let ended = await finishes(within: 10) {
             while await MainActor.run(body: { !center.typedObservations.isEmpty }) { await Task.yield() }
         }
         #expect(ended, "the observation outlived its owner")
-        #expect(await seamFinishes(within: 10) { await payloadGone.wait() }, "the window kept its payload")
+        #expect(await finishes(within: 10) { await payloadGone.wait() }, "the window kept its payload")
         #expect(calls.count == 0, "the handler ran for a dead owner")
         withExtendedLifetime(observation) {}
     }
@@ -617,12 +599,12 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             if ping.index == 0 { leadRan.fire() }
         }
         SeamPing(0).post(in: center)
-        #expect(await seamFinishes(within: 10) { await leadRan.wait() }, "the lead never ran")
+        #expect(await finishes(within: 10) { await leadRan.wait() }, "the lead never ran")
         SeamPing(1) { payloadGone.fire() }.post(in: center)
         await onThreads(1) { _ in host.set(nil) }
-        #expect(await seamFinishes(within: 10) { await actorGone.wait() }, "the open window kept its actor")
+        #expect(await finishes(within: 10) { await actorGone.wait() }, "the open window kept its actor")
         SeamPing(2).post(in: center)
-        #expect(await seamFinishes(within: 10) { await payloadGone.wait() }, "the window kept its payload")
+        #expect(await finishes(within: 10) { await payloadGone.wait() }, "the window kept its payload")
         #expect(center.typedObservations.isEmpty)
         withExtendedLifetime(observation) {}
     }
@@ -636,7 +618,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         let center = NotificationCenter()
         let received = Recorded<Int>()
         let observation = observePing(on: target, in: center, coalescing: .within(0.05)) { received.append($0.index) }
-        let waited = await seamFinishes(within: 10) {
+        let waited = await finishes(within: 10) {
             _ = try? await awaitDelivery {
                 for index in 0..<5 { SeamPing(index).post(in: center, coalescing: .within(0.05)) }
             }
@@ -655,7 +637,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             received.append(ping.index)
             if ping.index < 3 { SeamPing(ping.index + 1).post(in: center, coalescing: .within(0.02)) }
         }
-        let waited = await seamFinishes(within: 10) {
+        let waited = await finishes(within: 10) {
             _ = try? await awaitDelivery { SeamPing(0).post(in: center, coalescing: .within(0.02)) }
         }
         #expect(waited, "the wait hung")
@@ -685,7 +667,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             for index in 0...last where index % 2 == thread { SeamPing(index).post(from: sender, in: center) }
         }
         SeamPing(last).post(from: sender, in: center)
-        #expect(await seamFinishes(within: 10) { await gotLast.wait() }, "the last post never arrived")
+        #expect(await finishes(within: 10) { await gotLast.wait() }, "the last post never arrived")
         #expect(received.values.allSatisfy { (0...last).contains($0) })
         withExtendedLifetime((owner, sender, observation)) {}
     }
@@ -707,7 +689,7 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         SeamPing(1).post(in: center)
         observation?.cancel()
         observation = nil  // the token too: what remains is the package's
-        #expect(await seamFinishes(within: 10) { await handlerGone.wait() }, "the ended observation kept its handler")
+        #expect(await finishes(within: 10) { await handlerGone.wait() }, "the ended observation kept its handler")
     }
 
     /// A throttle's lead keeps its post's place in its target's one order: on a queue or actor shared with an
@@ -744,18 +726,5 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
         }
         #expect(log.values == ["plain 0", "throttled 0", "plain 1", "plain 2", "throttled 2"])
         for cancel in observations { cancel() }
-    }
-}
-
-/// SplitMix64, seeded: the test prints its seed.
-struct SeamRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -75,24 +75,6 @@ final class PostOnAnotherThread: Sendable {
     }
 }
 
-/// Whether `body` finished within `seconds`: a bound that fails a test rather than hanging it, never a timing
-/// target. `body` must end when its task is cancelled (``Signal/wait()`` does).
-func finishes(within seconds: Double, _ body: @escaping @Sendable () async -> Void) async -> Bool {
-    await withTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            await body()
-            return true
-        }
-        group.addTask {
-            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            return false
-        }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
-    }
-}
-
 /// A post with a center as its sender: a mistake the package reports (debug builds) where the post is made.
 func reportFromHandler(in center: NotificationCenter) {
     CounterDidChange(count: -1).post(from: center, in: center)
