@@ -68,6 +68,8 @@ public struct AppKitWorkspaceDidWake: Notifiable, Hashable, Sendable {
 /// let app = WorkspaceApplication(application: Dock())  // in a test; AppKit posts an `NSRunningApplication`
 /// ```
 public struct WorkspaceApplication: Hashable, @unchecked Sendable {
+    // `@unchecked Sendable` is safe because `application` is immutable and `NSRunningApplication` is thread-safe (see
+    // the property's documentation).
     /// The `NSRunningApplication`, an `AnyObject` here: cast it with `as? NSRunningApplication` where AppKit is
     /// imported.
     ///

@@ -127,6 +127,7 @@ final class PendingDeliveries: Sendable {
 
     /// Puts `pending` in this thread's slot, unretained: the caller keeps it alive until it restores the slot.
     static func install(_ pending: PendingDeliveries) {
+        // Safe unretained: every caller keeps `pending` alive until it restores the slot (`collecting`, `Entered`).
         tn_set_pending_deliveries(Unmanaged.passUnretained(pending).toOpaque())
     }
 
