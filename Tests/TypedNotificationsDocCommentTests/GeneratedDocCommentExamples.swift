@@ -4381,7 +4381,7 @@ enum TestingCodeThatPostsNotifications_Overview_1 {
 }
 
 // swift-format-ignore
-enum TestingCodeThatPostsNotifications_AfterRecordExpectWait_1 {
+enum TestingCodeThatPostsNotifications_RecordExpectWait_1 {
     // Prelude: the block named `Store`.
 
     struct Saved: Notifiable, Equatable {
@@ -4424,7 +4424,7 @@ enum TestingCodeThatPostsNotifications_AfterRecordExpectWait_1 {
 }
 
 // swift-format-ignore
-enum TestingCodeThatPostsNotifications_AfterRecordExpectWait_2 {
+enum TestingCodeThatPostsNotifications_RecordExpectWait_2 {
     // Prelude: the block named `Store`.
 
     struct Saved: Notifiable, Equatable {
