@@ -120,14 +120,7 @@ import TypedNotificationsTestSupport
         let calls = Counter()
         let token = Tracked.observe(in: center, delivery: .async(on: queue)) { _ in calls.increment() }
         let gate = await block(queue)
-        let posted = Signal()
-        let waiting = Task {
-            try await awaitDelivery(in: center) {
-                await onThread { Tracked(0).post(in: center) }
-                posted.fire()
-            }
-        }
-        await posted.wait()
+        let waiting = await waitForAPostFromAnotherThread(in: center)
         token.cancel()  // drops the queued delivery, while the queue is still blocked
         try await waiting.value
         #expect(calls.count == 0)
@@ -140,14 +133,7 @@ import TypedNotificationsTestSupport
         let delivered = Signal()
         let token = Tracked.observe(in: center, delivery: .async(on: queue)) { _ in delivered.fire() }
         let gate = await block(queue)
-        let posted = Signal()
-        let waiting = Task {
-            try await awaitDelivery(in: center) {
-                await onThread { Tracked(0).post(in: center) }
-                posted.fire()
-            }
-        }
-        await posted.wait()
+        let waiting = await waitForAPostFromAnotherThread(in: center)
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         gate.signal()
@@ -197,4 +183,18 @@ import TypedNotificationsTestSupport
         await blocked.wait()
         return gate
     }
+
+    /// Starts a task that waits, on `center`, for a post made on another thread, and returns it once the post is made.
+    private func waitForAPostFromAnotherThread(in center: NotificationCenter) async -> Task<Void, any Error> {
+        let posted = Signal()
+        let waiting = Task {
+            try await awaitDelivery(in: center) {
+                await onThread { Tracked(0).post(in: center) }
+                posted.fire()
+            }
+        }
+        await posted.wait()
+        return waiting
+    }
+
 }
