@@ -150,7 +150,9 @@ let seamCoalescings: [NotificationCoalescing<SeamPing>] = [
             awaited.fire()
         }
         SeamPing(0).post(in: center)
-        let returned = await finishes(within: 5) { await awaited.wait() }
+        // A bound against a hang only: a deadlocked wait never returns, while the whole suite running in parallel on a
+        // 2-thread cooperative pool has kept this handler from running for over 5 s.
+        let returned = await finishes(within: 30) { await awaited.wait() }
         // Ends the observation, so that a handler stuck in its wait is let go (the dropped burst ends the wait).
         if !returned { token.cancel() }
         // The re-post joins the observation's own next burst, which is delivered only after this handler returns: the
