@@ -8,8 +8,8 @@ public import Foundation
 // step and returns at once, never waiting for the actor. Either way all observers of a center on one actor see one
 // order, and never run concurrently. An observation is a post's mirror image: made on its handler's actor (the
 // caller's `#isolation`), it runs a latest-value type's kept payload before it returns; made elsewhere, it queues it.
-// See `Internal/DeliveryTarget.swift`; how a post knows it is on the main actor: `PlatformIsolation` in
-// `Internal/Platform.swift`.
+// See `Internal/Targets/DeliveryTarget.swift`; how a post knows it is on the main actor: `PlatformIsolation` in
+// `Internal/Foundation/Platform.swift`.
 
 extension Notifiable {
     /// Calls `handler` on the main actor with the payload of every post of this type, until the token is cancelled or

@@ -5,7 +5,7 @@ import TypedNotificationsTestSupport
 @testable import TypedNotifications
 
 /// The package's lock behaves as `os_unfair_lock` does on Apple platforms, and debug builds check that nothing calls
-/// Foundation or user code under it (see `Internal/Platform.swift`).
+/// Foundation or user code under it (see `Internal/Foundation/Platform.swift`).
 ///
 /// The whole suite runs in debug builds, where every Foundation call the package makes asserts that the calling
 /// thread holds none of its locks: any test that made the package call Foundation under its lock would trap. These

@@ -5,7 +5,7 @@ import TypedNotificationsTestSupport
 
 @testable import TypedNotifications
 
-/// The platform layer (`Internal/Platform.swift`) in the branch this build takes: Apple's in the simulated-Apple build
+/// The platform layer (`Internal/Foundation/Platform.swift`) in the branch this build takes: Apple's in the simulated-Apple build
 /// (`-DTYPED_NOTIFICATIONS_SIMULATE_DARWIN`) and on Apple platforms, Linux's otherwise.
 @Suite struct PlatformTests {
     /// Whether this build takes the Apple platforms' branches.
