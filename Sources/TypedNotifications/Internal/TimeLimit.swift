@@ -1,7 +1,16 @@
 import Dispatch
 
-/// A wait's time limit, normalised so that every value a caller can pass means something: the one place where a
-/// limit becomes a timer, for ``NotificationSequence/next(where:timeout:)`` and the testing kit's waits.
+/// A wait's time limit, normalised so that every value a caller can pass means something, and the package's one
+/// clock: the only place that reads the time or starts a timer, for ``NotificationSequence/next(where:timeout:)``,
+/// the testing kit's waits, coalescing windows and pauses, and the discarded-token window.
+///
+/// **The clock** is Dispatch's default one, `DispatchTime`: the uptime clock (`mach_absolute_time` on Apple platforms,
+/// `CLOCK_MONOTONIC` on Linux, the clock `SuspendingClock` reads), which does not count while the system sleeps. It is
+/// the one clock that every supported system can both read and time a wait on: before iOS 16 / macOS 13 no
+/// `ContinuousClock` exists to sleep on, and Dispatch's public API times only the uptime clock or the wall clock,
+/// which jumps when the time is set. `Task.sleep(nanoseconds:)` is no fixed clock: the concurrency runtime waits on
+/// the uptime clock before Swift 6.2 and on the continuous clock from 6.2 (iOS 26, macOS 26, and Linux toolchains),
+/// so waits sleep on a Dispatch timer instead (``sleep()``).
 ///
 /// One kind of limit works in both modules on every supported system: seconds, a `TimeInterval`
 /// (``init(seconds:)``). The testing kit also takes a `Duration` (``init(_:)``) where the system has it (macOS 13,
@@ -17,9 +26,8 @@ import Dispatch
 /// ``seconds`` is the limit that errors report: the one given, or 0 for a negative or NaN one, so that an error
 /// compares equal to itself.
 package struct TimeLimit: Sendable, Equatable {
-    /// The longest timer started, in nanoseconds: half of `Int64.max`, about 146 years. A deadline this far ahead of
-    /// any clock's current reading still fits the signed 64-bit nanoseconds that Dispatch and the concurrency
-    /// runtime's timers use.
+    /// The longest timer started, in nanoseconds: half of `Int64.max`, about 146 years, so that no sum with a reading
+    /// of the clock overflows; a deadline that far ahead never comes (``dispatchDeadline``).
     package static let longestNanoseconds = UInt64(Int64.max) / 2
 
     /// The limit in seconds, as errors report it: the one given, or 0 for a negative or NaN one.
@@ -79,21 +87,81 @@ package struct TimeLimit: Sendable, Equatable {
         }
     }
 
-    /// When a Dispatch timer started now should fire. `DispatchTime + Double` clamps rather than overflows, and
-    /// ``nanoseconds`` is far below the clamp.
-    var dispatchDeadline: DispatchTime {
-        .now() + Double(nanoseconds) / 1e9
+    // MARK: - The clock
+
+    /// The clock's reading now, in nanoseconds from an unspecified start: only ever compared with another reading,
+    /// through ``nanoseconds(since:)``.
+    static func now() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
     }
 
-    /// Sleeps for the limit on the continuous clock, which, unlike `Task.sleep(nanoseconds:)`, keeps counting while
-    /// the system sleeps; throws `CancellationError` if the task is cancelled first.
+    /// The nanoseconds the clock has counted since `reading`, one of ``now()``'s; 0 for a reading not in the past.
+    static func nanoseconds(since reading: UInt64) -> UInt64 {
+        let current = now()
+        return current > reading ? current - reading : 0
+    }
+
+    /// When a Dispatch timer started now should fire: ``nanoseconds`` after ``now()``, rounded up to the clock's tick,
+    /// never before. Dispatch's times end below 2^62 ns (above, its encoding means other clocks), so a deadline that
+    /// reaches that far, as a saturated limit's always does, is `.distantFuture`: a timer that never fires.
+    var dispatchDeadline: DispatchTime {
+        let (deadline, overflow) = Self.now().addingReportingOverflow(nanoseconds)
+        guard !overflow, deadline < 1 << 62 else { return .distantFuture }
+        return DispatchTime(uptimeNanoseconds: deadline)
+    }
+
+    /// Suspends the task for the limit, on a Dispatch timer (see the clock, above); returns at once if the limit has
+    /// passed. Throws `CancellationError` if the task is cancelled first, or was already, as `Task.sleep` does.
     package func sleep() async throws {
-        if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
-            try await Task.sleep(for: .nanoseconds(nanoseconds), clock: .continuous)
-        } else {
-            // A limit in seconds, on a system without `ContinuousClock`: the uptime clock, which stops while the
-            // system sleeps, so the wait may last longer than its limit, never shorter.
-            try await Task.sleep(nanoseconds: nanoseconds)
+        guard !hasPassed else { return try Task.checkCancellation() }
+        let sleeper = Sleeper()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                sleeper.begin(continuation, until: dispatchDeadline)
+            }
+        } onCancel: {
+            sleeper.end(cancelled: true)
         }
+    }
+}
+
+/// One ``TimeLimit/sleep()``: its task's continuation, resumed once, by the timer or by the task's cancellation,
+/// whichever comes first; the other then finds it ended and does nothing.
+private final class Sleeper: Sendable {
+    private enum State {
+        case starting
+        case sleeping(CheckedContinuation<Void, any Error>)
+        /// Cancelled before the continuation arrived: it is resumed as it arrives.
+        case cancelled
+        case ended
+    }
+
+    /// Only touched under its lock, which no call into Dispatch or the continuation holds.
+    private let state = Locked(State.starting)
+
+    func begin(_ continuation: CheckedContinuation<Void, any Error>, until deadline: DispatchTime) {
+        let isCancelled = state.withLock { state in
+            if case .cancelled = state { return true }
+            state = .sleeping(continuation)
+            return false
+        }
+        if isCancelled { return continuation.resume(throwing: CancellationError()) }
+        DispatchQueue.global().asyncAfter(deadline: deadline) { self.end(cancelled: false) }
+    }
+
+    func end(cancelled: Bool) {
+        let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
+            switch state {
+            case .sleeping(let continuation):
+                state = .ended
+                return continuation
+            case .starting:
+                if cancelled { state = .cancelled }
+                return nil
+            case .cancelled, .ended:
+                return nil
+            }
+        }
+        if cancelled { continuation?.resume(throwing: CancellationError()) } else { continuation?.resume() }
     }
 }
