@@ -101,12 +101,18 @@ package struct TimeLimit: Sendable, Equatable {
         return current > reading ? current - reading : 0
     }
 
-    /// When a Dispatch timer started now should fire: ``nanoseconds`` after ``now()``, rounded up to the clock's tick,
-    /// never before. Dispatch's times end below 2^62 ns (above, its encoding means other clocks), so a deadline that
-    /// reaches that far, as a saturated limit's always does, is `.distantFuture`: a timer that never fires.
+    /// When a Dispatch timer started now should fire.
     var dispatchDeadline: DispatchTime {
-        let (deadline, overflow) = Self.now().addingReportingOverflow(nanoseconds)
-        guard !overflow, deadline < 1 << 62 else { return .distantFuture }
+        dispatchDeadline(after: Self.now())
+    }
+
+    /// When a Dispatch timer started at `reading` should fire: ``nanoseconds`` later, rounded up to the clock's tick,
+    /// never sooner. Dispatch's times end below ``longestNanoseconds`` (2^62 - 1; above, its encoding means other
+    /// clocks), so a deadline that reaches that far, as a saturated limit's always does, is `.distantFuture`: a timer
+    /// that never fires.
+    func dispatchDeadline(after reading: UInt64) -> DispatchTime {
+        let (deadline, overflow) = reading.addingReportingOverflow(nanoseconds)
+        guard !overflow, deadline < Self.longestNanoseconds else { return .distantFuture }
         return DispatchTime(uptimeNanoseconds: deadline)
     }
 
