@@ -117,57 +117,15 @@ package struct TimeLimit: Sendable, Equatable {
     }
 
     /// Suspends the task for the limit, on a Dispatch timer (see the clock, above); returns at once if the limit has
-    /// passed. Throws `CancellationError` if the task is cancelled first, or was already, as `Task.sleep` does.
+    /// passed. Throws `CancellationError` if the task is cancelled first, or was already, as `Task.sleep` does: a
+    /// stream's iteration ends when its task is cancelled, or when the timer finishes the stream.
     package func sleep() async throws {
         guard !hasPassed else { return try Task.checkCancellation() }
-        let sleeper = Sleeper()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                sleeper.begin(continuation, until: dispatchDeadline)
-            }
-        } onCancel: {
-            sleeper.end(cancelled: true)
-        }
-    }
-}
-
-/// One ``TimeLimit/sleep()``: its task's continuation, resumed once, by the timer or by the task's cancellation,
-/// whichever comes first; the other then finds it ended and does nothing.
-private final class Sleeper: Sendable {
-    private enum State {
-        case starting
-        case sleeping(CheckedContinuation<Void, any Error>)
-        /// Cancelled before the continuation arrived: it is resumed as it arrives.
-        case cancelled
-        case ended
-    }
-
-    /// Only touched under its lock, which no call into Dispatch or the continuation holds.
-    private let state = Locked(State.starting)
-
-    func begin(_ continuation: CheckedContinuation<Void, any Error>, until deadline: DispatchTime) {
-        let isCancelled = state.withLock { state in
-            if case .cancelled = state { return true }
-            state = .sleeping(continuation)
-            return false
-        }
-        if isCancelled { return continuation.resume(throwing: CancellationError()) }
-        DispatchQueue.global().asyncAfter(deadline: deadline) { self.end(cancelled: false) }
-    }
-
-    func end(cancelled: Bool) {
-        let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
-            switch state {
-            case .sleeping(let continuation):
-                state = .ended
-                return continuation
-            case .starting:
-                if cancelled { state = .cancelled }
-                return nil
-            case .cancelled, .ended:
-                return nil
-            }
-        }
-        if cancelled { continuation?.resume(throwing: CancellationError()) } else { continuation?.resume() }
+        let (timer, fired) = AsyncStream.makeStream(of: Never.self)
+        DispatchQueue.global().asyncAfter(deadline: dispatchDeadline) { fired.finish() }
+        for await _ in timer {}
+        // Kept to here: a timer that never fires (a huge limit's) is dropped by Dispatch at once.
+        withExtendedLifetime(fired) {}
+        try Task.checkCancellation()
     }
 }
