@@ -321,7 +321,7 @@ extension NotificationSequence {
     /// - Parameters:
     ///   - condition: Only a payload it accepts is returned; it runs in the waiting task. `nil` for the next payload.
     ///   - timeout: The most seconds to wait, counted from this call (`timeout: 5`, a `TimeInterval`, as the testing
-    ///     kit's waits also take; a timer, not a sleeping thread); `nil` waits
+    ///     kit's waits also take; a timer on the uptime clock, not a sleeping thread); `nil` waits
     ///     without a limit. Zero, a negative limit or NaN has passed when the call begins: the payloads already
     ///     buffered are examined, the first one `condition` accepts is returned, and if there is none the call throws
     ///     ``NextNotificationError`` (`.timedOut(seconds:)`, with `seconds` 0 for a negative or NaN limit) without

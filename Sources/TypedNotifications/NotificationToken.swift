@@ -175,7 +175,7 @@ enum DiscardedTokens {
         // `@unchecked Sendable` because of `thread`, an address only ever compared, never dereferenced; `kept` is
         // atomic.
         let site: ObservationSite
-        let uptime = DispatchTime.now().uptimeNanoseconds
+        let madeAt = TimeLimit.now()
         let thread: UnsafeRawPointer? = tn_thread_marker()
         /// The channel's activity when the token was made.
         let activity: UInt64
@@ -196,7 +196,7 @@ enum DiscardedTokens {
             else { return false }
             tn_set_newest_token(nil)
             return !kept.isSet && activity == self.activity
-                && DispatchTime.now().uptimeNanoseconds - uptime < DiscardedTokens.window
+                && TimeLimit.nanoseconds(since: madeAt) < DiscardedTokens.window
         }
     }
 }

@@ -48,7 +48,7 @@ extension NotificationRecorder {
     /// }
     /// ```
     ///
-    /// - Parameter timeout: How long to wait at most, on the continuous clock; `nil` waits until a post arrives or
+    /// - Parameter timeout: How long to wait at most, on the uptime clock; `nil` waits until a post arrives or
     ///   the task is cancelled. `.zero` or less does not wait: a payload already recorded is returned, and otherwise
     ///   the call throws at once (a negative timeout is reported as `.timedOut(seconds: 0)`). A timeout longer than
     ///   about 146 years is no limit in practice. A safety net against a hanging test, not a way to order events: the
@@ -80,7 +80,7 @@ extension NotificationRecorder {
     /// }
     /// ```
     ///
-    /// - Parameter timeout: How many seconds to wait at most, on the continuous clock. Zero, a negative limit or NaN
+    /// - Parameter timeout: How many seconds to wait at most, on the uptime clock. Zero, a negative limit or NaN
     ///   does not wait: a payload already recorded is returned, and otherwise the call throws at once (reported as
     ///   `.timedOut(seconds: 0)` for a negative or NaN limit). A limit longer than about 146 years, `.infinity`
     ///   included, is no limit in practice. For no limit at all, call ``next()``.
@@ -113,7 +113,7 @@ extension NotificationRecorder {
     ///
     /// - Parameters:
     ///   - count: How many posts to wait for; at least 0.
-    ///   - timeout: How long to wait at most, on the continuous clock; `nil` waits until the posts arrive or the
+    ///   - timeout: How long to wait at most, on the uptime clock; `nil` waits until the posts arrive or the
     ///     task is cancelled. `.zero` or less does not wait: if `count` posts are recorded already they are returned,
     ///     and otherwise the call throws at once (a negative timeout is reported as `.timedOut(seconds: 0)`). A
     ///     timeout longer than about 146 years is no limit in practice. A safety net against a hanging test, not a
@@ -150,7 +150,7 @@ extension NotificationRecorder {
     ///
     /// - Parameters:
     ///   - count: How many posts to wait for; at least 0.
-    ///   - timeout: How many seconds to wait at most, on the continuous clock. Zero, a negative limit or NaN does
+    ///   - timeout: How many seconds to wait at most, on the uptime clock. Zero, a negative limit or NaN does
     ///     not wait: if `count` posts are recorded already they are returned, and otherwise the call throws at once
     ///     (reported as `.timedOut(seconds: 0)` for a negative or NaN limit). A limit longer than about 146 years,
     ///     `.infinity` included, is no limit in practice. For no limit at all, call ``waitForCount(_:)``.

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 import TypedNotifications
@@ -169,6 +170,46 @@ import TypedNotificationsTesting
         }
         #expect(libraryError.reason == .timedOut(seconds: 0))
         #expect(recorderError.reason == .timedOut(seconds: 0))
+    }
+
+    // MARK: - A limit lasts at least as long as it says, on the library's clock
+
+    /// Nanoseconds since `start`, a reading of Dispatch's uptime clock, the one every limit of the package measures.
+    static func nanoseconds(since start: UInt64) -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds - start
+    }
+
+    @Test(.timeLimit(.minutes(1))) func waitsTimeOutNoSoonerThanTheirLimitInSeconds() async throws {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        var start = DispatchTime.now().uptimeNanoseconds
+        let next = try await #require(throws: NotificationWaitError.self) { try await recorder.next(timeout: 0.3) }
+        #expect(next.reason == .timedOut(seconds: 0.3))
+        #expect(Self.nanoseconds(since: start) >= 300_000_000)
+        start = DispatchTime.now().uptimeNanoseconds
+        let count = try await #require(throws: NotificationWaitError.self) {
+            try await recorder.waitForCount(1, timeout: 0.3)
+        }
+        #expect(count.reason == .timedOut(seconds: 0.3))
+        #expect(Self.nanoseconds(since: start) >= 300_000_000)
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // Duration and the time-limit trait
+    @Test(.timeLimit(.minutes(1))) func waitsTimeOutNoSoonerThanTheirDuration() async throws {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(Saved.self, in: center)
+        var start = DispatchTime.now().uptimeNanoseconds
+        let next = try await #require(throws: NotificationWaitError.self) {
+            try await recorder.next(timeout: .milliseconds(300))
+        }
+        #expect(next.reason == .timedOut(seconds: 0.3))
+        #expect(Self.nanoseconds(since: start) >= 300_000_000)
+        start = DispatchTime.now().uptimeNanoseconds
+        let count = try await #require(throws: NotificationWaitError.self) {
+            try await recorder.waitForCount(1, timeout: .milliseconds(300))
+        }
+        #expect(count.reason == .timedOut(seconds: 0.3))
+        #expect(Self.nanoseconds(since: start) >= 300_000_000)
     }
 
     // MARK: - Errors

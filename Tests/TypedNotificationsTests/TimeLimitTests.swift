@@ -5,7 +5,8 @@ import TypedNotificationsTestSupport
 
 @testable import TypedNotifications
 
-/// Every time limit a wait accepts: zero and below, NaN, tiny, huge and infinite ones.
+/// Every time limit a wait accepts: zero and below, NaN, tiny, huge and infinite ones; and the one clock that every
+/// limit and timer of the package measures.
 @Suite struct TimeLimitTests {
     /// Limits that have passed before the wait begins.
     static let passedLimits: [TimeInterval] = [0, -0.0, -1, -.infinity, -.greatestFiniteMagnitude, .nan]
@@ -92,6 +93,151 @@ import TypedNotificationsTestSupport
         await withCheckedContinuation { continuation in DispatchQueue.global().async { continuation.resume() } }
         DispatchQueue.global().async { CounterDidChange(count: 1).post(in: center) }
         #expect(try await waiting.value == CounterDidChange(count: 1))
+    }
+
+    // MARK: - Every limit and window lasts at least as long as it says
+
+    /// The limit of the tests below, in seconds: long against a timer's jitter, short for the suite.
+    static let measuredLimit: TimeInterval = 0.3
+
+    /// A debounce's pause and a trailing throttle's window, each as long as ``measuredLimit``.
+    static let windows: [NotificationCoalescing<Tracked>] = [
+        .afterPause(measuredLimit), .within(measuredLimit).trailingOnly,
+    ]
+
+    /// Nanoseconds since `start`, a reading of Dispatch's uptime clock.
+    static func nanoseconds(since start: UInt64) -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds - start
+    }
+
+    @Test func aSequencesWaitTimesOutNoSoonerThanItsLimit() async {
+        let center = NotificationCenter()
+        let changes = CounterDidChange.notifications(in: center)
+        let start = DispatchTime.now().uptimeNanoseconds
+        await expectWaitEnds(.timedOut(seconds: Self.measuredLimit)) {
+            try await changes.next(timeout: Self.measuredLimit)
+        }
+        #expect(Self.nanoseconds(since: start) >= TimeLimit(seconds: Self.measuredLimit).nanoseconds)
+    }
+
+    @Test func aTypeWideWaitTimesOutNoSoonerThanItsLimit() async {
+        let center = NotificationCenter()
+        let start = DispatchTime.now().uptimeNanoseconds
+        await expectWaitEnds(.timedOut(seconds: Self.measuredLimit)) {
+            try await CounterDidChange.next(in: center, timeout: Self.measuredLimit) {}
+        }
+        #expect(Self.nanoseconds(since: start) >= TimeLimit(seconds: Self.measuredLimit).nanoseconds)
+    }
+
+    /// A debounce's pause and a trailing throttle's window, each begun by one post: delivered once it has passed.
+    @Test(arguments: windows)
+    func anObserversCoalescingWindowEndsNoSoonerThanItsLimit(coalescing: NotificationCoalescing<Tracked>) async {
+        let center = NotificationCenter()
+        let delivered = Signal()
+        let elapsed = Recorded<UInt64>()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let token = Tracked.observe(in: center, coalescing: coalescing) { _ in
+            elapsed.append(Self.nanoseconds(since: start))
+            delivered.fire()
+        }
+        Tracked(1).post(in: center)
+        #expect(await finishes(within: 30) { await delivered.wait() })
+        #expect(elapsed.count == 1)
+        #expect((elapsed.values.first ?? 0) >= TimeLimit(seconds: Self.measuredLimit).nanoseconds)
+        token.cancel()
+    }
+
+    @Test(arguments: windows)
+    func aPostersCoalescingWindowEndsNoSoonerThanItsLimit(coalescing: NotificationCoalescing<Tracked>) async {
+        let center = NotificationCenter()
+        let delivered = Signal()
+        let elapsed = Recorded<UInt64>()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let token = Tracked.observe(in: center) { _ in
+            elapsed.append(Self.nanoseconds(since: start))
+            delivered.fire()
+        }
+        Tracked(1).post(in: center, coalescing: coalescing)
+        #expect(await finishes(within: 30) { await delivered.wait() })
+        #expect(elapsed.count == 1)
+        #expect((elapsed.values.first ?? 0) >= TimeLimit(seconds: Self.measuredLimit).nanoseconds)
+        token.cancel()
+    }
+
+    // MARK: - The clock
+
+    /// Every limit and timer reads one clock, Dispatch's uptime clock (see ``TimeLimit``).
+    @Test func theClockIsDispatchsUptimeClock() {
+        let before = DispatchTime.now().uptimeNanoseconds
+        let reading = TimeLimit.now()
+        let after = DispatchTime.now().uptimeNanoseconds
+        #expect(before <= reading)
+        #expect(reading <= after)
+    }
+
+    @Test func theTimeSinceAReadingIsNeverNegative() {
+        let reading = TimeLimit.now()
+        #expect(TimeLimit.nanoseconds(since: reading + 3_600_000_000_000) == 0)
+        let later = TimeLimit.now()
+        #expect(later >= reading)
+        #expect(TimeLimit.nanoseconds(since: reading) >= later - reading)
+    }
+
+    @Test(arguments: [1e-9, 0.5, 0.500_000_001, 1, 1.999_999_999, 3600, 86_400 * 365 * 100] as [TimeInterval])
+    func aDeadlineIsNeverSoonerThanTheReadingPlusTheLimit(limit: TimeInterval) {
+        let converted = TimeLimit(seconds: limit)
+        let reading = TimeLimit.now()
+        #expect(converted.dispatchDeadline(after: reading).uptimeNanoseconds >= reading + converted.nanoseconds)
+        let beforeNow = TimeLimit.now()
+        #expect(converted.dispatchDeadline.uptimeNanoseconds >= beforeNow + converted.nanoseconds)
+    }
+
+    /// A deadline at the end of Dispatch's range (2^62 - 1 ns) or past it never comes; one past 64 bits does not wrap
+    /// into the past.
+    @Test(arguments: hugeLimits)
+    func aHugeLimitsDeadlineIsTheDistantFuture(limit: TimeInterval) {
+        let converted = TimeLimit(seconds: limit)
+        #expect(converted.dispatchDeadline == .distantFuture)
+        #expect(converted.dispatchDeadline(after: 0) == .distantFuture)
+        #expect(TimeLimit(seconds: 1).dispatchDeadline(after: UInt64.max - 1) == .distantFuture)
+        #expect(TimeLimit(seconds: 1).dispatchDeadline(after: (1 << 62) - 1_000_000_001) == .distantFuture)
+        #expect(TimeLimit(seconds: 1).dispatchDeadline(after: (1 << 62) - 1_000_000_002) != .distantFuture)
+    }
+
+    @Test func aSleepLastsAtLeastItsLimit() async throws {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await TimeLimit(seconds: Self.measuredLimit).sleep()
+        #expect(Self.nanoseconds(since: start) >= TimeLimit(seconds: Self.measuredLimit).nanoseconds)
+    }
+
+    /// A limit that has passed sleeps not at all: it returns (else this test would hang until its time limit).
+    @Test(.timeLimit(.minutes(1)), arguments: passedLimits + [1e-10])
+    func aSleepWithAPassedLimitEndsAtOnce(limit: TimeInterval) async throws {
+        try await TimeLimit(seconds: limit).sleep()
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [0, measuredLimit, .infinity] as [TimeInterval])
+    func aSleepInACancelledTaskThrowsCancellationError(limit: TimeInterval) async {
+        let sleeping = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await TimeLimit(seconds: limit).sleep()
+        }
+        await #expect(throws: CancellationError.self) { try await sleeping.value }
+    }
+
+    /// A huge limit does not wrap into a short one: its sleep outlasts a short one, and ends when its task is
+    /// cancelled.
+    @Test(.timeLimit(.minutes(1))) func aHugeSleepLastsUntilItsTaskIsCancelled() async throws {
+        let ended = Counter()
+        let sleeping = Task {
+            defer { ended.increment() }
+            try await TimeLimit(seconds: .infinity).sleep()
+        }
+        try await TimeLimit(seconds: Self.measuredLimit).sleep()
+        #expect(ended.value == 0)
+        sleeping.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeping.value }
+        #expect(ended.value == 1)
     }
 
     // MARK: - Errors

@@ -49,7 +49,7 @@ final class Coalescer: Sendable {
         /// Whether a delivery of this key opens a window in which later posts gather (a throttle, `within(_:)`).
         let opensWindows: Bool
         /// For a burst that ends after a pause (``NotificationCoalescing/afterPause(_:)``): when its latest post came,
-        /// in uptime nanoseconds; `nil` for a burst that ends `delay` after it is scheduled. Under the lock.
+        /// as ``TimeLimit/now()`` read it; `nil` for a burst that ends `delay` after it is scheduled. Under the lock.
         var latestPost: UInt64?
         /// Ends the burst: takes its payloads and delivers them (generic over the type, which the slot does not know).
         /// `nil` once an observation that ended dropped the burst (``Coalescer/close()``), so that nothing it captures
@@ -75,7 +75,7 @@ final class Coalescer: Sendable {
             self.delay = delay
             self.opensWindows = opensWindows
             scope = payloads.isEmpty ? nil : NotificationDiagnostics.queuedScope
-            latestPost = restartsOnPost ? DispatchTime.now().uptimeNanoseconds : nil
+            latestPost = restartsOnPost ? TimeLimit.now() : nil
             self.end = end
         }
 
@@ -91,7 +91,7 @@ final class Coalescer: Sendable {
         /// pause since its latest post; else nothing. Under the lock.
         var remainingPause: TimeInterval {
             guard let latestPost else { return 0 }
-            let quiet = TimeInterval(DispatchTime.now().uptimeNanoseconds &- latestPost) / 1_000_000_000
+            let quiet = TimeInterval(TimeLimit.nanoseconds(since: latestPost)) / 1_000_000_000
             return delay - quiet
         }
 
@@ -106,7 +106,7 @@ final class Coalescer: Sendable {
                 payloads = [payload]
             }
             self.sender = sender
-            if latestPost != nil { latestPost = DispatchTime.now().uptimeNanoseconds }
+            if latestPost != nil { latestPost = TimeLimit.now() }
             return replaced
         }
     }
@@ -273,7 +273,7 @@ final class Coalescer: Sendable {
         let timer = Task.detached {
             var wait = burst.delay
             while wait > 0 {
-                try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+                try? await TimeLimit(seconds: wait).sleep()
                 // Dropped (its timer cancelled): nothing to deliver.
                 guard let remaining = self.slots.withLock({ _ in burst.end == nil ? nil : burst.remainingPause }) else {
                     return

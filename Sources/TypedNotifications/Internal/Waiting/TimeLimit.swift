@@ -1,7 +1,16 @@
 import Dispatch
 
-/// A wait's time limit, normalised so that every value a caller can pass means something: the one place where a
-/// limit becomes a timer, for ``NotificationSequence/next(where:timeout:)`` and the testing kit's waits.
+/// A wait's time limit, normalised so that every value a caller can pass means something, and the package's one
+/// clock: the only place that reads the time or starts a timer, for ``NotificationSequence/next(where:timeout:)``,
+/// the testing kit's waits, coalescing windows and pauses, and the discarded-token window.
+///
+/// **The clock** is Dispatch's default one, `DispatchTime`: the uptime clock (`mach_absolute_time` on Apple platforms,
+/// `CLOCK_MONOTONIC` on Linux, the clock `SuspendingClock` reads), which does not count while the system sleeps. It is
+/// the one clock that every supported system can both read and time a wait on: before iOS 16 / macOS 13 no
+/// `ContinuousClock` exists to sleep on, and Dispatch's public API times only the uptime clock or the wall clock,
+/// which jumps when the time is set. `Task.sleep(nanoseconds:)` is no fixed clock: the concurrency runtime waits on
+/// the uptime clock before Swift 6.2 and on the continuous clock from 6.2 (iOS 26, macOS 26, and Linux toolchains),
+/// so waits sleep on a Dispatch timer instead (``sleep()``).
 ///
 /// One kind of limit works in both modules on every supported system: seconds, a `TimeInterval`
 /// (``init(seconds:)``). The testing kit also takes a `Duration` (``init(_:)``) where the system has it (macOS 13,
@@ -17,9 +26,8 @@ import Dispatch
 /// ``seconds`` is the limit that errors report: the one given, or 0 for a negative or NaN one, so that an error
 /// compares equal to itself.
 package struct TimeLimit: Sendable, Equatable {
-    /// The longest timer started, in nanoseconds: half of `Int64.max`, about 146 years. A deadline this far ahead of
-    /// any clock's current reading still fits the signed 64-bit nanoseconds that Dispatch and the concurrency
-    /// runtime's timers use.
+    /// The longest timer started, in nanoseconds: half of `Int64.max`, about 146 years, so that no sum with a reading
+    /// of the clock overflows; a deadline that far ahead never comes (``dispatchDeadline``).
     package static let longestNanoseconds = UInt64(Int64.max) / 2
 
     /// The limit in seconds, as errors report it: the one given, or 0 for a negative or NaN one.
@@ -79,21 +87,45 @@ package struct TimeLimit: Sendable, Equatable {
         }
     }
 
-    /// When a Dispatch timer started now should fire. `DispatchTime + Double` clamps rather than overflows, and
-    /// ``nanoseconds`` is far below the clamp.
-    var dispatchDeadline: DispatchTime {
-        .now() + Double(nanoseconds) / 1e9
+    // MARK: - The clock
+
+    /// The clock's reading now, in nanoseconds from an unspecified start: only ever compared with another reading,
+    /// through ``nanoseconds(since:)``.
+    static func now() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
     }
 
-    /// Sleeps for the limit on the continuous clock, which, unlike `Task.sleep(nanoseconds:)`, keeps counting while
-    /// the system sleeps; throws `CancellationError` if the task is cancelled first.
+    /// The nanoseconds the clock has counted since `reading`, one of ``now()``'s; 0 for a reading not in the past.
+    static func nanoseconds(since reading: UInt64) -> UInt64 {
+        let current = now()
+        return current > reading ? current - reading : 0
+    }
+
+    /// When a Dispatch timer started now should fire.
+    var dispatchDeadline: DispatchTime {
+        dispatchDeadline(after: Self.now())
+    }
+
+    /// When a Dispatch timer started at `reading` should fire: ``nanoseconds`` later, rounded up to the clock's tick,
+    /// never sooner. Dispatch's times end below ``longestNanoseconds`` (2^62 - 1; above, its encoding means other
+    /// clocks), so a deadline that reaches that far, as a saturated limit's always does, is `.distantFuture`: a timer
+    /// that never fires.
+    func dispatchDeadline(after reading: UInt64) -> DispatchTime {
+        let (deadline, overflow) = reading.addingReportingOverflow(nanoseconds)
+        guard !overflow, deadline < Self.longestNanoseconds else { return .distantFuture }
+        return DispatchTime(uptimeNanoseconds: deadline)
+    }
+
+    /// Suspends the task for the limit, on a Dispatch timer (see the clock, above); returns at once if the limit has
+    /// passed. Throws `CancellationError` if the task is cancelled first, or was already, as `Task.sleep` does: a
+    /// stream's iteration ends when its task is cancelled, or when the timer finishes the stream.
     package func sleep() async throws {
-        if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
-            try await Task.sleep(for: .nanoseconds(nanoseconds), clock: .continuous)
-        } else {
-            // A limit in seconds, on a system without `ContinuousClock`: the uptime clock, which stops while the
-            // system sleeps, so the wait may last longer than its limit, never shorter.
-            try await Task.sleep(nanoseconds: nanoseconds)
-        }
+        guard !hasPassed else { return try Task.checkCancellation() }
+        let (timer, fired) = AsyncStream.makeStream(of: Never.self)
+        DispatchQueue.global().asyncAfter(deadline: dispatchDeadline) { fired.finish() }
+        for await _ in timer {}
+        // Kept to here: a timer that never fires (a huge limit's) is dropped by Dispatch at once.
+        withExtendedLifetime(fired) {}
+        try Task.checkCancellation()
     }
 }
