@@ -8,13 +8,15 @@
 // - observe-cancel: observe, then cancel, with one long-lived observer present;
 // - async-1: a post to one observer with an `async` handler, then a wait until the handler has run for it;
 // - sequence-1: a post to one `for await` loop over a sequence, then a wait until the loop has the payload;
-// - awaited-1: a post awaited (`awaitDelivery`) until its one queue observer has run.
+// - awaited-1: a post awaited (`awaitDelivery`) until its one queue observer has run;
+// - main-actor-1: a post from a background thread to one main-actor observer, then a wait until its handler has run.
 // The twin is plain NotificationCenter code doing the same work (see Fixtures.swift and DeliveryFixtures.swift).
 import BenchmarkScenarios
 import Foundation
 
 let usage =
-    "usage: TypedNotificationsInstructions <post-0|post-1|post-10|post-100|observe-cancel|async-1|sequence-1|awaited-1>"
+    "usage: TypedNotificationsInstructions"
+    + " <post-0|post-1|post-10|post-100|observe-cancel|async-1|sequence-1|awaited-1|main-actor-1>"
     + " <typed|twin>"
     + " <operations>"
 let arguments = CommandLine.arguments.dropFirst()
@@ -33,6 +35,27 @@ func run(_ fixture: some TwinFixture) {
     } else {
         fixture.postPlain(operations)
         precondition(fixture.plainSink.value == operations, "a delivery was lost")
+    }
+}
+
+/// Runs one side of `fixture` on a background thread while the main thread serves the main queue, and with it the main
+/// actor, whose jobs the fixture waits for; exits when done. The main thread runs its run loop, which sleeps until the
+/// main queue has work (a distant timer keeps it from returning at once), rather than `dispatchMain()`, under which
+/// valgrind 3.19 crashes.
+func runOffTheMainThread(_ fixture: some TwinFixture & Sendable, typed: Bool, operations: Int) -> Never {
+    Thread.detachNewThread {
+        if typed {
+            fixture.postTyped(operations)
+            precondition(fixture.typedSink.value == operations, "a delivery was lost")
+        } else {
+            fixture.postPlain(operations)
+            precondition(fixture.plainSink.value == operations, "a delivery was lost")
+        }
+        exit(0)
+    }
+    RunLoop.main.add(Timer(timeInterval: 1e9, repeats: false) { _ in }, forMode: .default)
+    while true {
+        _ = RunLoop.main.run(mode: .default, before: .distantFuture)
     }
 }
 
@@ -60,6 +83,8 @@ case "sequence-1":
     run(SequenceFixture())
 case "awaited-1":
     run(AwaitedQueueFixture())
+case "main-actor-1":
+    runOffTheMainThread(MainActorHandOffFixture(), typed: typed, operations: operations)
 default:
     print("unknown scenario \(scenario)\n\(usage)")
     exit(2)

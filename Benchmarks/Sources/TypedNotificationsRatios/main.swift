@@ -162,6 +162,7 @@ var timedScenarios: [TimedScenario] = [
     // `AsyncStream` whose consuming task awaits the same handler (see `AsyncHandlerFixture`).
     twinScenario("async handler, 1 observer, until handled", make: AsyncHandlerFixture.init),
 ]
+timedScenarios.append(fourQueuesScenario())
 if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
     timedScenarios += [
         messageScenario(1, target: 1.00),

@@ -75,6 +75,7 @@ package final class Locked<State>: @unchecked Sendable {
         }
         #endif
         LockDiscipline.didLock()
+        LockRoundTrips.didLock()
         defer {
             LockDiscipline.willUnlock()
             #if canImport(Darwin)
@@ -130,6 +131,48 @@ enum LockDiscipline {
     package static var locksHeld: Int {
         #if DEBUG
         Int(tn_thread_lock_depth())
+        #else
+        0
+        #endif
+    }
+}
+
+/// Counts, per thread, the times the package's locks are taken, in debug builds, so that a test can bound the lock
+/// round trips of one delivery (`LockRoundTripTests`): a change that adds one fails it. Nothing in release builds.
+///
+/// Per thread, not one process-wide atomic: tests run in parallel, and a count on one thread between two points where
+/// only the measured work ran there is exact. In a `pthread` key's slot (the count as the pointer's bits), which every
+/// platform has, rather than one more C thread-local.
+package enum LockRoundTrips {
+    /// Whether the locks are counted (debug builds).
+    package static var areCounted: Bool {
+        #if DEBUG
+        true
+        #else
+        false
+        #endif
+    }
+
+    #if DEBUG
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed: \(status)")
+        return key
+    }()
+    #endif
+
+    @inline(__always)
+    static func didLock() {
+        #if DEBUG
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: onThisThread &+ 1))
+        #endif
+    }
+
+    /// How many times the calling thread has taken one of the package's locks so far (always 0 outside debug builds).
+    package static var onThisThread: Int {
+        #if DEBUG
+        Int(bitPattern: pthread_getspecific(key))
         #else
         0
         #endif
