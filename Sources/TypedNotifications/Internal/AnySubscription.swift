@@ -1,6 +1,6 @@
-public import Foundation
 // Public only so that the inlinable post path can read the ended flag (`hasEnded`).
 public import CTypedNotificationsRuntime
+public import Foundation
 
 /// The type-independent part of one observer, in a ``Channel``: the registry's bookkeeping runs on it as concrete code;
 /// only delivering a payload is generic. An observation ends on ``cancel()``, when its owner is found dead (by a post,
