@@ -158,7 +158,7 @@ extension NotificationCenter {
             )
         }
         if NotificationDiagnostics.reportsPosts {
-            let reached = route.snapshot.subscriptions.count { $0.accepts(sender) }
+            let reached = route.snapshot.subscriptions.count { $0?.accepts(sender) == true }
             NotificationDiagnostics.reportPost(reached, for: subject, name: route.name, sender: sender, in: self)
         }
     }

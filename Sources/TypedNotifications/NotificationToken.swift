@@ -164,9 +164,9 @@ enum DiscardedTokens {
 
     /// Records a post of the type of `subscriptions`, on their center: a token made before it was used.
     @usableFromInline
-    static func posted(to subscriptions: [AnySubscription]) {
+    static func posted(to subscriptions: [AnySubscription?]) {
         #if DEBUG
-        subscriptions.first?.channel.recordActivity()
+        subscriptions.last??.channel.recordActivity()
         #endif
     }
 

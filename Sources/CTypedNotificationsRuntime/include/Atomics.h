@@ -36,4 +36,15 @@ static inline uint64_t tn_atomic_exchange(uint64_t *storage, uint64_t value) {
     return atomic_exchange_explicit((_Atomic(uint64_t) *)storage, value, memory_order_acq_rel);
 }
 
+// One byte, for a flag that lives inside a Swift object, beside plain fields of its own word (an observation's
+// "ended" flag, see `AnySubscription`): distinct memory locations, so the plain fields need no atomics.
+
+static inline uint8_t tn_atomic8_load_acquire(uint8_t *storage) {
+    return atomic_load_explicit((_Atomic(uint8_t) *)storage, memory_order_acquire);
+}
+
+static inline void tn_atomic8_store_release(uint8_t *storage, uint8_t value) {
+    atomic_store_explicit((_Atomic(uint8_t) *)storage, value, memory_order_release);
+}
+
 #endif

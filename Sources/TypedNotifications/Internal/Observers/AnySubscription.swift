@@ -1,3 +1,5 @@
+// Public only so that the inlinable post path can read the ended flag (`hasEnded`).
+public import CTypedNotificationsRuntime
 public import Foundation
 
 /// The type-independent part of one observer, in a ``Channel``: the registry's bookkeeping runs on it as concrete code;
@@ -10,12 +12,35 @@ public import Foundation
 /// locks, and for a main-actor or main-queue observer only on the main actor, so that the package never becomes the
 /// last holder of a main-actor object on another thread.
 ///
+/// **Ending.** One rule decides whether a delivery may still run, on the posting thread and on every target alike: the
+/// ``hasEnded`` flag, set once when the observation ends (``markEnded()``, under the registry's lock, which makes
+/// "ends once" one decision) and read without a lock. Every check reads it just before the step it guards (a direct
+/// call, queueing, a queued delivery's admission, the last check after an owner or a `where:` condition). The flag is
+/// stored before `cancel()` returns, and a thread that knows that `cancel()` returned has synchronised with the thread
+/// that called it, so its later loads happen after the store and read it (C11's coherence; the release store and
+/// acquire loads also publish what the ending thread wrote before). A check that raced the store and passed belongs to
+/// a call that started while `cancel()` ran, which `cancel()` never waits for: so once `cancel()` returns, no call
+/// starts, on any target, coalesced or not, as with the lock this flag replaced, without a lock per delivery.
+///
 /// `@unchecked Sendable` for the weak sender, whose type need not be `Sendable`: it is only compared by identity, and
-/// the runtime reads and clears weak references atomically. All else but `isCancelled` (registry's lock) is immutable
-/// after `init`.
+/// the runtime reads and clears weak references atomically; for the ended flag, only ever accessed through C11
+/// atomics; for ``tally``, only used under its target's lock, and ``slot``, only under the registry's. All else is
+/// immutable after `init`.
 @usableFromInline
 class AnySubscription: @unchecked Sendable {
-    // Ordered to leave no padding: the one-byte properties share the site's last word.
+    // Ordered to leave no padding: the one-byte properties and the tally share the first word, the slot shares the
+    // site's last word. `endedFlag` must stay the first stored property: `endedFlagAddress` finds it there.
+    /// `0`, then `1` once the observation has ended. Never read or written by Swift after `init`: only through C11
+    /// atomics at `endedFlagAddress`, as the standard library keeps atomic fields in class instances of its own.
+    private var endedFlag: UInt8 = 0
+    @usableFromInline
+    let isOwnerBound: Bool
+    /// What a post queues on the observer's ``target``.
+    let queueing: Queueing
+    let kind: TypedObservation.Delivery
+    /// The deliveries for this observer waiting in its target's queue (see ``DeliveryTarget/Tally``); only under the
+    /// target's lock.
+    var tally = DeliveryTarget.Tally()
     @usableFromInline
     let channel: AnyChannel
     /// The sender filter's identity as a bit pattern (`0` for none); see "Weak loads" above.
@@ -29,13 +54,9 @@ class AnySubscription: @unchecked Sendable {
     let target: DeliveryTarget?
     /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
     let site: ObservationSite
-    @usableFromInline
-    let isOwnerBound: Bool
-    /// What a post queues on the observer's ``target``.
-    let queueing: Queueing
-    /// Set when the observation ends (registry's lock); a post reads it only if ``AnyChannel/cancellations`` moved.
-    var isCancelled = false
-    let kind: TypedObservation.Delivery
+    /// Its index in ``AnyChannel/subscriptions`` while registered, so that ending it finds it at once; only under the
+    /// registry's lock.
+    var slot: UInt32 = 0
 
     @usableFromInline
     init(
@@ -55,6 +76,12 @@ class AnySubscription: @unchecked Sendable {
         self.senderID = sender.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
         self.isOwnerBound = isOwnerBound
         self.target = target
+        #if DEBUG
+        assert(
+            withUnsafeMutablePointer(to: &endedFlag) { UnsafeMutableRawPointer($0) }
+                == _getUnsafePointerToStoredProperties(self),
+            "the ended flag must be the first stored property")
+        #endif
     }
 
     /// Whether the owner may be loaded on any thread: not for an observer on the main actor or main queue.
@@ -76,10 +103,25 @@ class AnySubscription: @unchecked Sendable {
         target?.discardPending(for: self)
     }
 
-    /// Whether the observation has ended, for a post that saw `count` cancellations: lock-free unless there were more.
+    /// Whether the observation has ended; lock-free, one atomic load (see "Ending" above). Inlinable: every post reads
+    /// it for each of its observers.
     @inlinable
-    final func hasEnded(cancellationsSeen count: UInt64) -> Bool {
-        channel.hasCancellations(since: count) && ObserverRegistry.shared.isCancelled(self)
+    final var hasEnded: Bool {
+        tn_atomic8_load_acquire(endedFlagAddress) != 0
+    }
+
+    /// Ends the observation for every check that comes after; only under the registry's lock, which decides that an
+    /// observation ends once (``ObserverRegistry/end(_:)``).
+    final func markEnded() {
+        tn_atomic8_store_release(endedFlagAddress, 1)
+    }
+
+    /// The ended flag's address: the first stored property of the root class starts the instance's stored properties,
+    /// and an instance never moves while referenced. The standard library reaches atomic fields of its own class
+    /// instances the same way.
+    @usableFromInline
+    final var endedFlagAddress: UnsafeMutablePointer<UInt8> {
+        _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UInt8.self)
     }
 
     @usableFromInline
@@ -104,7 +146,7 @@ class AnySubscription: @unchecked Sendable {
     }
 
     /// Reports an undecodable plain post to an observer that wants it and would have taken it; on the posting thread.
-    func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?, cancellationsSeen count: UInt64) {}
+    func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?) {}
 
     /// Runs a delivery that waited for this observer's target, if the observation is still active; on the target.
     func runQueued(_ payload: Any, sender: AnyObject?) {}

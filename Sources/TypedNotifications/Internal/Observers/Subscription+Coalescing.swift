@@ -89,11 +89,10 @@ extension Subscription {
             guard let owner = admissionOnTarget(of: payload) else { return }
             return run(payload, sender: sender, owner: owner)
         }
-        let count = channel.cancellations.load()
-        guard !ObserverRegistry.shared.isCancelled(self) else { return }
+        guard !hasEnded else { return }
         let entry = DeliveryTarget.Entry(
             subscription: self, payload: payload, sender: takesSender ? sender : nil,
             pending: PendingDeliveries.current)
-        target.queue(CollectionOfOne(entry), isCurrent: target.isCurrent(context), cancellationsSeen: count)
+        target.queue(CollectionOfOne(entry), isCurrent: target.isCurrent(context))
     }
 }

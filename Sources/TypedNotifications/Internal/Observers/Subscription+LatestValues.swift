@@ -13,9 +13,7 @@ extension Subscription {
     ///   - filter: Held by the caller; the latest sender is loaded only if it has its identity (``AnySubscription``).
     ///   - onTarget: Whether the observing code runs on the observer's target (asked before the lock): then the latest
     ///     post runs before the observing call returns, as a post made there would.
-    func replay(
-        _ latest: LatestPost, filter: AnyObject?, onTarget: Bool, cancellationsSeen count: UInt64
-    ) -> (() -> Void)? {
+    func replay(_ latest: LatestPost, filter: AnyObject?, onTarget: Bool) -> (() -> Void)? {
         if rest?.onDecodingFailure != nil { return nil }
         if let filter {
             guard latest.senderID == senderID, latest.sender === filter else { return nil }
@@ -36,6 +34,6 @@ extension Subscription {
         }
         // Not coalesced: an observation starts with the latest value at once.
         if rest?.coalescing != nil { return { [self] in deliverBurst(payload, from: latest.sender, on: nil) } }
-        return { [self] in deliver(payload, from: latest.sender, isolation: nil, cancellationsSeen: count) }
+        return { [self] in deliver(payload, from: latest.sender, isolation: nil) }
     }
 }

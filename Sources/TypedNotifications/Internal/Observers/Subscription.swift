@@ -2,7 +2,7 @@ import Foundation
 
 /// How a typed observer takes a payload, in the shape its observing form took it: a handler called with the payload
 /// alone, or with the sender and the owner too, loaded once for the delivery
-/// (``Subscription/admission(of:stillActive:)``); or a queue of its own, emptied by one task (an `async` handler's or a
+/// (``Subscription/admission(of:)``); or a queue of its own, emptied by one task (an `async` handler's or a
 /// sequence's, see ``ConsumerQueue``).
 @usableFromInline
 enum Handler<Payload: Sendable>: Sendable {
@@ -42,7 +42,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         @usableFromInline
         let handler: Handler<Event.Payload>
         /// The `where:` condition: part of a call, so it runs where the handler runs, just before it would (see
-        /// ``Subscription/admission(of:stillActive:)``).
+        /// ``Subscription/admission(of:)``).
         @usableFromInline
         let condition: (@Sendable (Event.Payload) -> Bool)?
         /// For the testing kit's recorders: undecodable plain posts, with their sender. A recorder records posts, not
@@ -142,14 +142,8 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         if case .queued(let queue) = rest.handler { queue.finish() }
     }
 
-    override func reportDecodingFailure(
-        _ error: any Error,
-        from postSender: AnyObject?,
-        cancellationsSeen count: UInt64
-    ) {
-        guard let report = rest?.onDecodingFailure, !hasEnded(cancellationsSeen: count), accepts(postSender),
-            ownerIsAlive()
-        else { return }
+    override func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?) {
+        guard let report = rest?.onDecodingFailure, !hasEnded, accepts(postSender), ownerIsAlive() else { return }
         report(error, postSender)
     }
 
@@ -157,23 +151,19 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     /// sender matches; not for observers on a shared ``DeliveryTarget``, which ``DeliveryTarget/dispatch`` serves.
     /// Inlinable, to be specialised in a post's loop.
     @inlinable
-    func deliver(
-        _ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, cancellationsSeen count: UInt64
-    ) {
-        if hasEnded(cancellationsSeen: count) { return }
+    func deliver(_ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?) {
+        if hasEnded { return }
         if rest == nil {
             if accepts(postSender) { direct(payload) }
         } else {
-            deliverOther(payload, from: postSender, isolation: isolation, cancellationsSeen: count)
+            deliverOther(payload, from: postSender, isolation: isolation)
         }
     }
 
     /// The rarer observers on the posting thread: owner-bound, conditional, taking the sender, with a queue of their
     /// own (an `async` handler, a sequence), or coalescing what they receive (gathered, whatever their target).
     @usableFromInline
-    func deliverOther(
-        _ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, cancellationsSeen count: UInt64
-    ) {
+    func deliverOther(_ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?) {
         guard accepts(postSender) else {
             // Any post ends an observation whose owner is gone, whoever sent it.
             if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { cancel() }
@@ -191,20 +181,20 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             // The queue's task makes the checks; an owner found dead ends the observation now.
             if isOwnerBound, loadOwner() == nil { return cancel() }
             append(payload, to: queue)
-        } else if let owner = admission(of: payload, stillActive: { !hasEnded(cancellationsSeen: count) }) {
+        } else if let owner = admission(of: payload) {
             run(payload, sender: postSender, owner: owner)
         }
     }
 
     /// Whether the handler starts, after the caller's own check that the observation is active: the owner lives, the
-    /// `where:` condition accepts `payload`, and if either was asked, the
-    /// observation is still active (`stillActive`). Returns the owner, loaded for the handler (`.some(nil)` for an
+    /// `where:` condition accepts `payload`, and if either was asked, the observation is still active (``hasEnded``,
+    /// the one rule on every thread and target). Returns the owner, loaded for the handler (`.some(nil)` for an
     /// observation without one), or `nil` if the handler must not start; an owner found dead ends the observation.
     /// The owner is not held while the condition runs (it is loaded again after it), so that one that dies meanwhile
     /// never reaches the handler; without a condition it is loaded once. The condition is part of the call, so an
     /// observation whose `cancel()` returns while it runs, on any thread, never reaches its handler: this last check
     /// is the last step before the handler.
-    private func admission(of payload: Event.Payload, stillActive: () -> Bool) -> AnyObject?? {
+    private func admission(of payload: Event.Payload) -> AnyObject?? {
         var owner = loadOwner()
         let condition = rest?.condition
         if let condition, owner != nil {
@@ -216,16 +206,16 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             cancel()
             return nil
         }
-        guard condition == nil && !isOwnerBound || stillActive() else { return nil }
+        guard condition == nil && !isOwnerBound || !hasEnded else { return nil }
         return .some(owner)
     }
 
     /// The checks made on the target before a queued handler starts: the observation is active, then
-    /// ``admission(of:stillActive:)`` (a main-actor owner is loaded only here, see ``AnySubscription``).
+    /// ``admission(of:)`` (a main-actor owner is loaded only here, see ``AnySubscription``). No lock: the ended flag
+    /// is the rule the posting thread follows too.
     func admissionOnTarget(of payload: Event.Payload) -> AnyObject?? {
-        let registry = ObserverRegistry.shared
-        guard !registry.isCancelled(self) else { return nil }
-        return admission(of: payload) { !registry.isCancelled(self) }
+        guard !hasEnded else { return nil }
+        return admission(of: payload)
     }
 
     /// Runs the handler now: on the posting thread, or on the target after the checks of a queued delivery.

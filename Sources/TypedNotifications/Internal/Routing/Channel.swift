@@ -4,10 +4,10 @@ import Foundation
 /// The typed observers of one `Notifiable` type on one `NotificationCenter`, in registration order, and the one
 /// Foundation observer, its *bridge* (see ``FoundationBridge``), that decodes plain posts once for them.
 ///
-/// `@unchecked Sendable`: `subscriptions`, `ownerBoundCount` and `latest` are used only under ``ObserverRegistry``'s
-/// lock; `bridge` is set before the channel is published, then cleared under that lock (a weak reference, which the
-/// runtime reads and clears atomically); `cancellations` is atomic; `center` is a weak reference set once in `init`;
-/// the rest never changes.
+/// `@unchecked Sendable`: `subscriptions` and the counts beside it, and `latest`, are used only under
+/// ``ObserverRegistry``'s lock; `bridge` is set before the channel is published, then cleared under that lock (a weak
+/// reference, which the runtime reads and clears atomically); `center` is a weak reference set once in `init`; the
+/// rest never changes.
 @usableFromInline
 class AnyChannel: @unchecked Sendable {
     /// Weak: observations never keep a center alive.
@@ -19,13 +19,23 @@ class AnyChannel: @unchecked Sendable {
     let subject: ObjectIdentifier
     /// The `Notifiable` type's module-qualified name, for ``Foundation/NotificationCenter/typedObservations``.
     let subjectName: String
+    /// In registration order, with `nil` where an observer ended (``AnySubscription/slot`` finds its place, so ending
+    /// one costs the same however many there are): the ends leave holes, removed from the end at once and elsewhere
+    /// once they are half the array (``ObserverRegistry/remove(_:)``), so a post skips at most as many as it reaches.
+    ///
     /// The runtime's exclusivity checks, which cannot see the lock, are off: they would add a dynamic access check to
     /// every append, removal and snapshot, which the lock already makes exclusive (they weigh on the observe-cancel
-    /// row of the Performance article's instruction table). `ownerBoundCount` keeps them: they cost nothing
-    /// measurable there.
-    @exclusivity(unchecked) var subscriptions: [AnySubscription] = []
+    /// row of the Performance article's instruction table). The counts keep them: they cost nothing measurable there.
+    @exclusivity(unchecked) var subscriptions: [AnySubscription?] = []
+    /// The `nil` holes in `subscriptions`.
+    var holes = 0
     /// Owner-bound `subscriptions`: only those end without `cancel()`, so only then is a dead-owner sweep worth it.
     var ownerBoundCount = 0
+    /// Registrations since the last sweep of dead owners: a registration sweeps once they reach half the observers,
+    /// so that each pays a constant share of the sweeps (``ObserverRegistry/sweepIsDue(on:)``).
+    var registrationsSinceSweep = 0
+    /// Whether a sweep of the owners that load only on the main actor is scheduled there (one at a time).
+    var mainActorSweepScheduled = false
     /// A ``LatestValueNotifiable`` type's channel stays while its center lives, so that its bridge keeps plain posts.
     let keepsLatest: Bool
     /// The latest post, for a channel that ``keepsLatest``; released outside the lock.
@@ -59,10 +69,6 @@ class AnyChannel: @unchecked Sendable {
         _ = activityCount.add(1)
         #endif
     }
-    /// How many observers have ended: while it equals a post's snapshot's count, none there has ended (no lock needed).
-    @usableFromInline
-    let cancellations = AtomicWord.make()
-
     init(
         center: NotificationCenter,
         name: Notification.Name,
@@ -81,12 +87,6 @@ class AnyChannel: @unchecked Sendable {
     /// Whether the channel is `center`'s: the same identity, and not a dead center's whose address `center` reuses.
     final func isOn(_ center: NotificationCenter) -> Bool {
         centerID == ObjectIdentifier(center) && self.center === center
-    }
-
-    /// Whether an observer of this channel has ended since a snapshot that saw `count` cancellations.
-    @inlinable
-    final func hasCancellations(since count: UInt64) -> Bool {
-        cancellations.load() != count
     }
 
 }
@@ -140,8 +140,8 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
                 NotificationDiagnostics.report(.decodingFailed(error), for: Event.self, name: name, in: center)
             }
             let snapshot = observers ?? ObserverRegistry.shared.snapshot(of: self)
-            for subscription in snapshot.subscriptions {
-                subscription.reportDecodingFailure(error, from: sender, cancellationsSeen: snapshot.cancellations)
+            for case let subscription? in snapshot.subscriptions {
+                subscription.reportDecodingFailure(error, from: sender)
             }
             return
         }

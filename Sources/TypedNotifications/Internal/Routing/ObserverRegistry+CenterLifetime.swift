@@ -18,17 +18,19 @@ extension ObserverRegistry {
     func bridgeEnded(_ channel: AnyChannel) {
         let (ended, latest): ([AnySubscription], LatestPost?) = state.withLock { state in
             guard state.records[channel.subject]?.remove(channel) == true else { return ([], nil) }
-            for subscription in channel.subscriptions {
+            let ended = channel.subscriptions.compactMap { $0 }
+            for subscription in ended {
                 Self.end(subscription)
                 if let target = subscription.target { state.releaseTarget(target) }
             }
             defer {
                 channel.subscriptions = []
+                channel.holes = 0
                 channel.ownerBoundCount = 0
                 channel.bridge = nil
                 channel.latest = nil
             }
-            return (channel.subscriptions, channel.latest)
+            return (ended, channel.latest)
         }
         // Outside the lock: a sequence finishes here, and releases can run deinitialisers.
         for subscription in ended { subscription.didEnd() }

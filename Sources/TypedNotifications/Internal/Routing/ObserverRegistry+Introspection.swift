@@ -9,7 +9,7 @@ extension ObserverRegistry {
         let channels = sweepChannels(of: center)
         return state.withLock { _ in
             channels.sorted { $0.subjectName < $1.subjectName }.flatMap { channel in
-                channel.subscriptions.filter { !$0.isCancelled }.map { subscription in
+                channel.subscriptions.compactMap { $0 }.filter { !$0.hasEnded }.map { subscription in
                     TypedObservation(
                         typeName: channel.subjectName,
                         name: channel.name,
@@ -29,7 +29,7 @@ extension ObserverRegistry {
         let channels = sweepChannels(of: center)
         return state.withLock { _ in
             let live = channels.filter { !$0.subscriptions.isEmpty || $0.keepsLatest }
-            return (live.reduce(0) { $0 + $1.subscriptions.count }, live.count)
+            return (live.reduce(0) { $0 + $1.subscriptions.count - $1.holes }, live.count)
         }
     }
 

@@ -66,7 +66,7 @@ extension ObserverRegistry {
         }
 
         func enqueue(
-            _ payload: Any, to subscriptions: [AnySubscription], from sender: AnyObject?
+            _ payload: Any, to subscriptions: [AnySubscription?], from sender: AnyObject?
         ) -> [DeliveryTarget.QueuedPost] {
             DeliveryTarget.enqueueInLatestOrder(
                 payload, to: subscriptions, from: sender, isolation: isolation, onMainActor: onMainActor,

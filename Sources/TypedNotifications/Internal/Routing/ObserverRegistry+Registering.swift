@@ -6,7 +6,8 @@ public import Foundation
 extension ObserverRegistry {
     /// Registers an observer, making the channel (and its bridge) for the first one. For a type that keeps its latest
     /// post, the observer gets that post first, taken as it is added, so it gets every post exactly once (see
-    /// ``Subscription/replay(_:filter:onTarget:cancellationsSeen:)``). The caller holds `senderFilter`.
+    /// ``Subscription/replay(_:filter:onTarget:)``). The caller holds `senderFilter`. Dead owners of the channel are
+    /// swept when a sweep is due (``sweepIsDue(on:)``), so that registering costs the same however many there are.
     ///
     /// - Parameters:
     ///   - isolation: The actor the observing call runs on, as the compiler passes it. An observer isolated to that
@@ -24,6 +25,8 @@ extension ObserverRegistry {
         var added: Subscription<Event>?
         var replay: (() -> Void)?
         var sweeps = false
+        // Whether this registration may load main-actor owners in its sweep; asked before the lock, as below.
+        let onMainActor = PlatformIsolation.isMainActor(isolation)
         // Asked here, not under the lock: without an isolation it calls Foundation (`Thread.isMainThread`). An actor
         // is compared by identity only: the caller runs on `isolation`, so it is alive, and the observed actor is
         // the one the caller passed in.
@@ -43,20 +46,19 @@ extension ObserverRegistry {
             body: { state, channel in
                 let target = executor.map { state.useTarget($0, on: channel.centerID) }
                 let subscription = makeSubscription(channel, target)
+                subscription.slot = UInt32(channel.subscriptions.count)
                 channel.subscriptions.append(subscription)
                 if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
                 if let latest = channel.latest {
-                    let count = channel.cancellations.loadRelaxed()
-                    replay = subscription.replay(
-                        latest, filter: senderFilter, onTarget: startsOnTarget, cancellationsSeen: count)
+                    replay = subscription.replay(latest, filter: senderFilter, onTarget: startsOnTarget)
                 }
-                sweeps = channel.ownerBoundCount > 0
+                sweeps = Self.sweepIsDue(on: channel)
                 added = subscription
             })
         replay?()
         // Set: `withChannel` returns only once `body` has run.
         let subscription = added!
-        if sweeps { sweepEndedOwners(of: subscription.channel) }
+        if sweeps { sweepEndedOwners(of: subscription.channel, onMainActor: onMainActor) }
         return subscription
     }
 
@@ -117,14 +119,10 @@ extension ObserverRegistry {
     func cancel(_ subscription: AnySubscription) -> Bool {
         var cleanup = Cleanup()
         let ended = state.withLock { state in
-            guard !subscription.isCancelled else { return false }
+            guard !subscription.hasEnded else { return false }
             let channel = subscription.channel
             Self.end(subscription)
-            // Searched from the end: observers that come and go are usually the newest.
-            if let index = channel.subscriptions.lastIndex(where: { $0 === subscription }) {
-                channel.subscriptions.remove(at: index)
-                if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
-            }
+            Self.remove(subscription)
             if let target = subscription.target { state.releaseTarget(target) }
             Self.dropIfEmpty(channel, in: &state, into: &cleanup)
             return true
@@ -133,21 +131,86 @@ extension ObserverRegistry {
         return ended
     }
 
-    /// Marks `subscription` ended, so that posts whose snapshot still holds it skip it. Only under the lock.
+    /// Marks `subscription` ended, so that every check after this skips it (see "Ending" in ``AnySubscription``).
+    /// Only under the lock, which makes an observation end once.
     static func end(_ subscription: AnySubscription) {
-        subscription.isCancelled = true
-        subscription.channel.cancellations.add(1)
+        subscription.markEnded()
     }
+
+    /// Takes an observation that ended out of its channel's observers, in constant amortised time: the last one is
+    /// removed (with the holes before it), any other leaves a hole at its ``AnySubscription/slot``, and once the holes
+    /// are half the array it is compacted, its observers renumbered (a cost shared by the ends that made the holes).
+    /// The subscription is released with the array's reference: at once, unless a post's snapshot still holds it.
+    /// Only under the lock.
+    static func remove(_ subscription: AnySubscription) {
+        let channel = subscription.channel
+        let index = Int(subscription.slot)
+        guard index < channel.subscriptions.count, channel.subscriptions[index] === subscription else { return }
+        if subscription.isOwnerBound { channel.ownerBoundCount -= 1 }
+        if index == channel.subscriptions.count - 1 {
+            channel.subscriptions.removeLast()
+            while let last = channel.subscriptions.last, last == nil {
+                channel.subscriptions.removeLast()
+                channel.holes -= 1
+            }
+            return
+        }
+        channel.subscriptions[index] = nil
+        channel.holes += 1
+        guard channel.holes * 2 >= channel.subscriptions.count else { return }
+        channel.subscriptions.removeAll { $0 == nil }
+        channel.holes = 0
+        for (slot, remaining) in channel.subscriptions.enumerated() { remaining?.slot = UInt32(slot) }
+    }
+
+    /// Whether the registration just added to `channel` sweeps its dead owners: only when the channel has owner-bound
+    /// observers, and then always while it is small (at most ``smallChannel`` observers: a bounded cost), and otherwise
+    /// once the registrations since the last sweep reach half the observers, so that a sweep, which visits every
+    /// observer, costs each registration a constant share. Posts end a dead owner's observation meanwhile. Only under
+    /// the lock.
+    static func sweepIsDue(on channel: AnyChannel) -> Bool {
+        guard channel.ownerBoundCount > 0 else { return false }
+        channel.registrationsSinceSweep += 1
+        let observers = channel.subscriptions.count - channel.holes
+        guard observers <= smallChannel || channel.registrationsSinceSweep * 2 >= observers else { return false }
+        channel.registrationsSinceSweep = 0
+        return true
+    }
+
+    /// Up to this many observers, a registration sweeps its channel's dead owners every time.
+    static var smallChannel: Int { 32 }
 
     /// Ends the owner-bound observations of `channel` whose owner is gone. Owners are loaded outside the lock (a load
     /// can run the owner's `deinit`, which may cancel a token), and those of main-actor and main-queue observers only
-    /// on the main actor (see ``AnySubscription``); elsewhere they wait for the next delivery there.
+    /// on the main actor (see ``AnySubscription``): off it, one sweep of those is scheduled on the main actor, unless
+    /// one is already, so that they are cleared even where nothing is delivered on the main actor.
     func sweepEndedOwners(of channel: AnyChannel, onMainActor: Bool = PlatformIsolation.isMainActor(nil)) {
-        let candidates = state.withLock { _ in
-            channel.subscriptions.filter { $0.isOwnerBound && (onMainActor || $0.ownerLoadsAnywhere) }
+        let (candidates, schedules) = state.withLock { _ in
+            var candidates: [AnySubscription] = []
+            var skipped = false
+            for case let subscription? in channel.subscriptions where subscription.isOwnerBound {
+                if onMainActor || subscription.ownerLoadsAnywhere {
+                    candidates.append(subscription)
+                } else {
+                    skipped = true
+                }
+            }
+            let schedules = skipped && !channel.mainActorSweepScheduled
+            if schedules { channel.mainActorSweepScheduled = true }
+            return (candidates, schedules)
         }
         for subscription in candidates where !subscription.ownerIsAlive() {
             subscription.cancel()
+        }
+        if schedules { scheduleMainActorSweep(of: channel) }
+    }
+
+    /// Sweeps `channel`'s owners on the main actor, where those of main-actor and main-queue observers may be loaded.
+    /// Detached, as a target's drain, so that it carries none of the registering task's task-locals.
+    private func scheduleMainActorSweep(of channel: AnyChannel) {
+        Task.detached { @MainActor in
+            self.state.withLock { _ in channel.mainActorSweepScheduled = false }
+            self.sweepEndedOwners(of: channel, onMainActor: true)
         }
     }
 }

@@ -50,16 +50,15 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    /// A channel's observers and its ``AnyChannel/cancellations``, at one moment.
+    /// A channel's observers at one moment; each is checked as it is reached (``AnySubscription/hasEnded``).
     @usableFromInline
     struct Snapshot {
-        /// `Subscription<Event>`s of the channel's `Event`, in registration order.
+        /// `Subscription<Event>`s of the channel's `Event`, in registration order, with `nil` where one ended (see
+        /// ``AnyChannel/subscriptions``).
         @usableFromInline
-        let subscriptions: [AnySubscription]
-        @usableFromInline
-        let cancellations: UInt64
+        let subscriptions: [AnySubscription?]
 
-        static var empty: Snapshot { Snapshot(subscriptions: [], cancellations: 0) }
+        static var empty: Snapshot { Snapshot(subscriptions: []) }
     }
 
     /// What a post needs: the name and the observers to deliver to directly, as one consistent snapshot.
@@ -178,18 +177,9 @@ final class ObserverRegistry: Sendable {
         state.withLock { _ in Self.snapshot(of: channel) }
     }
 
-    /// Only under the lock, so that the count matches the observers.
+    /// Only under the lock.
     static func snapshot(of channel: AnyChannel) -> Snapshot {
-        Snapshot(
-            subscriptions: channel.subscriptions,
-            cancellations: channel.cancellations.loadRelaxed()
-        )
-    }
-
-    /// Whether `subscription` has ended; for posts that saw its channel's cancellation count change.
-    @usableFromInline
-    func isCancelled(_ subscription: AnySubscription) -> Bool {
-        state.withLock { _ in subscription.isCancelled }
+        Snapshot(subscriptions: channel.subscriptions)
     }
 }
 
@@ -207,7 +197,7 @@ extension ObserverRegistry.Snapshot {
     ) {
         if subscriptions.isEmpty { return }
         var targets = PostTargets()
-        for subscription in subscriptions {
+        for case let subscription? in subscriptions {
             // The package's one downcast. Safe: `add` puts only `Subscription<Event>`s in the channel of `Event`;
             // they are kept as `AnySubscription` only so that the bookkeeping is not generic (see `withChannel`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
@@ -222,12 +212,11 @@ extension ObserverRegistry.Snapshot {
                         to: subscriptions,
                         from: sender,
                         isolation: isolation,
-                        cancellationsSeen: cancellations,
                         burstsOnly: queuedPosts != nil
                     )
                 }
             } else {
-                subscription.deliver(payload, from: sender, isolation: isolation, cancellationsSeen: cancellations)
+                subscription.deliver(payload, from: sender, isolation: isolation)
             }
         }
     }

@@ -52,7 +52,7 @@ package enum TestHooks {
         /// Foundation may call for the post, as when that thread wins the race on its own.
         case foundationPost
         /// A post (or a burst's end) has found its observers on a target active and is about to queue their
-        /// deliveries (see ``DeliveryTarget/queue(_:isCurrent:cancellationsSeen:)``). A hook that ends one of them
+        /// deliveries (see ``DeliveryTarget/queue(_:isCurrent:)``). A hook that ends one of them
         /// meanwhile does so between the check and the queueing, as another thread may.
         case queueing
     }

@@ -32,7 +32,7 @@ extension DeliveryTarget {
             let dropped = state.withLock { state in
                 state.isScheduled = false
                 state.isRunning = false
-                return state.queue.removeAll()
+                return state.removeAll()
             }
             withExtendedLifetime(dropped) {}
             return false
@@ -76,7 +76,7 @@ extension DeliveryTarget {
     /// With none, nothing runs, and an empty queue ends the drain in flight (the next post schedules one).
     func take(through last: UInt64) -> Entry? {
         state.withLock { state in
-            guard let number = state.queue.first?.number, number <= last, let entry = state.queue.take() else {
+            guard let number = state.queue.first?.number, number <= last, let entry = state.take() else {
                 state.isRunning = false
                 if state.queue.isEmpty { state.isScheduled = false }
                 return nil

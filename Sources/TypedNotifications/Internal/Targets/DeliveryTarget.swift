@@ -74,14 +74,68 @@ final class DeliveryTarget: Sendable {
         var isScheduled = false
         /// Whether a handler of this target is running, on its executor.
         var isRunning = false
+        /// The entries in `queue` whose observation ended and was discarded here (``Tally/isDiscarded``).
+        var endedEntries = 0
 
         mutating func append(_ entry: Entry) {
             lastNumber &+= 1
             var entry = entry
             entry.number = lastNumber
+            entry.subscription.tally.queued += 1
+            if entry.subscription.tally.isDiscarded { endedEntries += 1 }
             queue.append(entry)
         }
+
+        /// The oldest entry, taken out of the queue.
+        mutating func take() -> Entry? {
+            guard let entry = queue.take() else { return nil }
+            entry.subscription.tally.queued -= 1
+            if entry.subscription.tally.isDiscarded { endedEntries -= 1 }
+            return entry
+        }
+
+        /// Drops the entries of discarded observations, all at once: one pass over the queue, when they are at least
+        /// half of it (so each dropped entry pays a constant share), or when the queue is short (a bounded cost).
+        mutating func dropEndedEntries() -> [Entry] {
+            guard endedEntries > 0, endedEntries * 2 >= queue.count || queue.count <= DeliveryTarget.shortQueue else {
+                return []
+            }
+            let dropped = queue.removeAll { $0.subscription.tally.isDiscarded }
+            for entry in dropped { entry.subscription.tally.queued -= 1 }
+            endedEntries = 0
+            return dropped
+        }
+
+        /// Empties the queue, handing the entries to the caller to release.
+        mutating func removeAll() -> [Entry?] {
+            let dropped = queue.removeAll()
+            for case let entry? in dropped { entry.subscription.tally.queued -= 1 }
+            endedEntries = 0
+            return dropped
+        }
     }
+
+    /// What a target knows of one observer's deliveries in its queue, kept in the observer
+    /// (``AnySubscription/tally``) and used only under the target's lock: how many wait, and whether they count as
+    /// ended (``DeliveryTarget/discardPending(for:)`` marks an observation that ended so).
+    struct Tally {
+        private var raw: UInt32 = 0
+
+        private static var discardedBit: UInt32 { 1 << 31 }
+
+        var queued: UInt32 {
+            get { raw & ~Self.discardedBit }
+            set { raw = raw & Self.discardedBit | newValue }
+        }
+
+        var isDiscarded: Bool {
+            get { raw & Self.discardedBit != 0 }
+            set { raw = newValue ? raw | Self.discardedBit : raw & ~Self.discardedBit }
+        }
+    }
+
+    /// Up to this many entries, a queue drops an ended observation's entries at once (``State/dropEndedEntries()``).
+    static var shortQueue: Int { 2 * batchLimit }
 
     /// The most entries a drain runs before it yields its executor; the longest backlog a post on its actor runs.
     static var batchLimit: Int { 64 }
@@ -165,14 +219,14 @@ final class DeliveryTarget: Sendable {
     }
 
     /// Queues a latest-value type's post for every target among `subscriptions` (their observers that coalesce aside:
-    /// ``dispatch(_:to:from:isolation:cancellationsSeen:burstsOnly:)`` gathers for them after the lock), under the
+    /// ``dispatch(_:to:from:isolation:burstsOnly:)`` gathers for them after the lock), under the
     /// registry's lock, in the step that makes the post the latest: so every target receives a type's posts in the
     /// order the center keeps them, whichever threads post, and its observers end on the latest. Nothing here calls out:
     /// the observers' state is read directly (the lock is held), the sender filter is loaded only for the poster's own
     /// sender, which the poster holds, and only targets' locks are taken.
     static func enqueueInLatestOrder(
         _ payload: Any,
-        to subscriptions: [AnySubscription],
+        to subscriptions: [AnySubscription?],
         from sender: AnyObject?,
         isolation: (any Actor)?,
         onMainActor: Bool,
@@ -181,11 +235,11 @@ final class DeliveryTarget: Sendable {
     ) -> [QueuedPost] {
         var queuedPosts: [QueuedPost] = []
         var visited: [DeliveryTarget] = []
-        for subscription in subscriptions {
+        for case let subscription? in subscriptions {
             guard let target = subscription.target, !visited.contains(where: { $0 === target }) else { continue }
             visited.append(target)
             let entries = subscriptions.compactMap { observer -> Entry? in
-                guard observer.target === target, !observer.isCancelled, observer.queueing != .burst,
+                guard let observer, observer.target === target, !observer.hasEnded, observer.queueing != .burst,
                     observer.accepts(sender)
                 else { return nil }
                 let kept = observer.queueing == .payloadAndSender ? sender : nil
@@ -203,10 +257,9 @@ final class DeliveryTarget: Sendable {
     @usableFromInline
     func dispatch<Payload: Sendable>(
         _ payload: Payload,
-        to subscriptions: [AnySubscription],
+        to subscriptions: [AnySubscription?],
         from sender: AnyObject?,
         isolation: (any Actor)?,
-        cancellationsSeen count: UInt64,
         burstsOnly: Bool = false
     ) {
         let boxed: Any = payload
@@ -214,7 +267,7 @@ final class DeliveryTarget: Sendable {
         let pending = PendingDeliveries.current
         var entries: [Entry] = []
         // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
-        for observer in subscriptions where observer.target === self && !observer.hasEnded(cancellationsSeen: count) {
+        for case let observer? in subscriptions where observer.target === self && !observer.hasEnded {
             if observer.queueing == .burst {
                 // It gathers the post into its own bursts first, whose end queues one delivery here.
                 if let entry = observer.gather(boxed, from: sender, isolation: isolation) { entries.append(entry) }
@@ -227,20 +280,20 @@ final class DeliveryTarget: Sendable {
             entries.append(Entry(subscription: observer, payload: boxed, sender: kept, scope: scope, pending: pending))
         }
         guard !entries.isEmpty else { return }
-        queue(entries, isCurrent: isCurrent(isolation ?? pending?.isolationHere), cancellationsSeen: count)
+        queue(entries, isCurrent: isCurrent(isolation ?? pending?.isolationHere))
     }
 
     /// Queues `entries` and runs them, now (`isCurrent`, see ``enqueue(_:isCurrent:)``) or by scheduling a drain;
-    /// outside every lock. The caller found their observers active with `count` cancellations; one that has ended
-    /// since then had what was queued for it dropped (``discardPending(for:)``), perhaps before these entries came:
-    /// they are dropped too, so that nothing stays queued, holding its payload and an `awaitDelivery` wait, for an
-    /// ended observation. Its cancellation is counted before that drop, so the check after queueing sees it.
-    func queue(_ entries: some Collection<Entry>, isCurrent: Bool, cancellationsSeen count: UInt64) {
+    /// outside every lock. The caller found their observers active; one that has ended since then had what was queued
+    /// for it discarded (``discardPending(for:)``), perhaps before these entries came: they are discarded too, so that
+    /// nothing stays queued, holding its payload and an `awaitDelivery` wait, for an ended observation. Its flag is set
+    /// before that discard, so the check after queueing sees it.
+    func queue(_ entries: some Collection<Entry>, isCurrent: Bool) {
         #if DEBUG
         TestHooks.reached(.queueing, on: key.center)
         #endif
         let queued = enqueue(entries, isCurrent: isCurrent)
-        for entry in entries where entry.subscription.hasEnded(cancellationsSeen: count) {
+        for entry in entries where entry.subscription.hasEnded {
             discardPending(for: entry.subscription)
         }
         finish(queued)
@@ -272,10 +325,19 @@ final class DeliveryTarget: Sendable {
         for queuedPost in queuedPosts where queuedPost.target === self { finish(queuedPost.queued) }
     }
 
-    /// Drops what is queued for `subscription`, which ended; the entries are released after the lock.
+    /// Discards what is queued for `subscription`, which ended, in constant amortised time whatever the queue holds:
+    /// its entries count as ended from now on, and are dropped, released after the lock, at once when they make up
+    /// half the queue with the other ended entries or the queue is short (``State/dropEndedEntries()``); otherwise
+    /// when the target reaches them (the ended flag stops them there) or a later discard drops them with others. So
+    /// ended entries never outnumber the live ones by more than a short queue, and an observer with nothing queued
+    /// (one that ends in its own handler, or whose dead owner its delivery found) costs one lock round trip.
     func discardPending(for subscription: AnySubscription) {
-        let dropped = state.withLock { state in
-            state.queue.removeAll { $0.subscription === subscription }
+        let dropped = state.withLock { state -> [Entry] in
+            if !subscription.tally.isDiscarded {
+                subscription.tally.isDiscarded = true
+                state.endedEntries += Int(subscription.tally.queued)
+            }
+            return state.dropEndedEntries()
         }
         withExtendedLifetime(dropped) {}
     }
