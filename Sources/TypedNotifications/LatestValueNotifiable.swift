@@ -53,8 +53,8 @@ extension LatestValueNotifiable {
     ///
     /// - Parameter center: The center whose latest post to read; `.default` unless given.
     public static func latest(in center: NotificationCenter = .default) -> Payload? {
-        // Safe: the channel keeps only posts of its own type.
-        ObserverRegistry.shared.latest(of: Self.self, in: center).map { $0.payload as! Payload }
+        // The channel keeps only posts of its own type.
+        ObserverRegistry.shared.latest(of: Self.self, in: center).map { BoxedPayload<Payload>.unbox($0.payload) }
     }
 
     /// Forgets the latest post of this type on `center`: observations made after this start with nothing, and

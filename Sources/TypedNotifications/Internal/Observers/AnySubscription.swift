@@ -149,14 +149,14 @@ class AnySubscription: @unchecked Sendable {
     func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?) {}
 
     /// Runs a delivery that waited for this observer's target, if the observation is still active; on the target.
-    func runQueued(_ payload: Any, sender: AnyObject?) {}
+    func runQueued(_ payload: AnyObject, sender: AnyObject?) {}
 
     /// Hands a post to an observer that coalesces what it receives on a target (``Queueing/burst``), on the posting
     /// thread, as ``DeliveryTarget/dispatch`` meets it: its bursts take the post first. Returns what the post queues
     /// for it on the target in the post's order: a throttle's first post of a quiet period, or a check of a main-actor
     /// owner, which only the target may load; usually nothing.
     func gather(
-        _ payload: Any, from postSender: AnyObject?, isolation: (any Actor)?
+        _ payload: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?
     ) -> DeliveryTarget.Entry? { nil }
 
     /// Called once the observation ended, outside every lock: drops what is queued for it; its own queue finishes.

@@ -17,8 +17,11 @@ enum CoalescingOutcome {
 }
 
 /// What a post queues on a coalescing observer's main-actor target to check its owner: a dead owner ends the
-/// observation at the next post, as it does for an observer that does not coalesce.
-struct OwnerCheck {}
+/// observation at the next post, as it does for an observer that does not coalesce. One instance, told apart from a
+/// payload by identity.
+final class OwnerCheck: Sendable {
+    static let shared = OwnerCheck()
+}
 
 extension Subscription {
     /// Takes a post into this observation's own coalescing (``Rest/coalescing``), after its sender filter: an owner
@@ -91,7 +94,7 @@ extension Subscription {
         }
         guard !hasEnded else { return }
         let entry = DeliveryTarget.Entry(
-            subscription: self, payload: payload, sender: takesSender ? sender : nil,
+            subscription: self, payload: BoxedPayload(payload), sender: takesSender ? sender : nil,
             pending: PendingDeliveries.current)
         target.queue(CollectionOfOne(entry), isCurrent: target.isCurrent(context))
     }

@@ -18,11 +18,11 @@ extension Subscription {
         if let filter {
             guard latest.senderID == senderID, latest.sender === filter else { return nil }
         }
-        // Safe: the channel keeps only posts of its own type (see `ObserverRegistry.keepLatest`).
-        let payload = latest.payload as! Payload
+        // The channel keeps only posts of its own type (see `ObserverRegistry.keepLatest`).
+        let payload = BoxedPayload<Payload>.unbox(latest.payload)
         if let target {
             let entry = DeliveryTarget.Entry(
-                subscription: self, payload: payload, sender: nil, replayed: takesSender ? latest : nil)
+                subscription: self, payload: latest.payload, sender: nil, replayed: takesSender ? latest : nil)
             let queued = target.enqueue(CollectionOfOne(entry), isCurrent: onTarget)
             return { target.finish(queued) }
         }

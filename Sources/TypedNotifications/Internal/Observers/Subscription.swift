@@ -229,10 +229,10 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     }
 
     override func gather(
-        _ payload: Any, from postSender: AnyObject?, isolation: (any Actor)?
+        _ payload: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?
     ) -> DeliveryTarget.Entry? {
-        // Safe: `dispatch` boxes a post of this subscription's channel, whose `Event` it observes.
-        let typed = payload as! Payload
+        // `dispatch` boxes a post of this subscription's channel, whose `Event` it observes.
+        let typed = BoxedPayload<Payload>.unbox(payload)
         guard accepts(postSender) else {
             // Any post ends an observation whose owner is gone, whoever sent it.
             if isOwnerBound, ownerLoadsAnywhere, loadOwner() == nil { cancel() }
@@ -247,14 +247,14 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
                 subscription: self, payload: payload, sender: takesSender ? postSender : nil,
                 pending: PendingDeliveries(joining: pending.map { [$0] } ?? [], holding: done))
         case .checksOwner:
-            return DeliveryTarget.Entry(subscription: self, payload: OwnerCheck(), sender: nil, pending: pending)
+            return DeliveryTarget.Entry(subscription: self, payload: OwnerCheck.shared, sender: nil, pending: pending)
         }
     }
 
-    override func runQueued(_ payload: Any, sender: AnyObject?) {
-        if queueing == .burst, payload is OwnerCheck { return checkOwner() }
-        // Safe: the target queued a `Payload` for this subscription (see `DeliveryTarget.dispatch`).
-        let payload = payload as! Payload
+    override func runQueued(_ payload: AnyObject, sender: AnyObject?) {
+        if queueing == .burst, payload === OwnerCheck.shared { return checkOwner() }
+        // The target queued a boxed `Payload` for this subscription (see `DeliveryTarget.dispatch`).
+        let payload = BoxedPayload<Payload>.unbox(payload)
         guard let owner = admissionOnTarget(of: payload) else { return }
         run(payload, sender: sender, owner: owner)
     }

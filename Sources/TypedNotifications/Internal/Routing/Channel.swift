@@ -148,24 +148,25 @@ final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
         // A plain post is never made on an actor that the compiler can name.
         if let observers { return observers.deliver(payload, of: Event.self, from: sender, isolation: nil) }
         let (snapshot, queued) = ObserverRegistry.shared.keepLatest(
-            LatestPost(payload, from: sender), from: sender, on: self)
+            LatestPost(BoxedPayload(payload), from: sender), from: sender, on: self)
         snapshot.deliver(payload, of: Event.self, from: sender, isolation: nil, queuedPosts: queued)
     }
 }
 
 /// The latest post of a ``LatestValueNotifiable`` type on one center: its payload and, weakly, its sender.
 ///
-/// `@unchecked Sendable`: the payload is the type's `Sendable` payload held as `Any`; the sender, not necessarily
+/// `@unchecked Sendable`: the payload is the type's `Sendable` payload in its box; the sender, not necessarily
 /// `Sendable`, is compared by identity and handed to handlers as a post hands it. Both are set once, in `init`; the
 /// runtime reads and clears weak references atomically.
 final class LatestPost: @unchecked Sendable {
-    let payload: Any
+    /// A ``BoxedPayload`` of the type's payload: queued as it is for the observers the post reaches.
+    let payload: AnyObject
     /// Weak: keeping a post's latest value never keeps its sender alive.
     weak var sender: AnyObject?
     /// The sender's identity (`0` for none), compared under the registry's lock without loading ``sender``.
     let senderID: UInt
 
-    init(_ payload: Any, from sender: AnyObject?) {
+    init(_ payload: AnyObject, from sender: AnyObject?) {
         self.payload = payload
         self.sender = sender
         senderID = sender.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0

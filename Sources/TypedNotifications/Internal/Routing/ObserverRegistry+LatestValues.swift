@@ -15,7 +15,7 @@ extension ObserverRegistry {
         in center: NotificationCenter,
         isolation: (any Actor)?
     ) -> Route {
-        let post = LatestPost(payload, from: sender)
+        let post = LatestPost(BoxedPayload(payload), from: sender)
         let queue = QueueingContext(isolation: isolation)
         var route: Route?
         var replaced: LatestPost?
@@ -66,7 +66,7 @@ extension ObserverRegistry {
         }
 
         func enqueue(
-            _ payload: Any, to subscriptions: [AnySubscription?], from sender: AnyObject?
+            _ payload: AnyObject, to subscriptions: [AnySubscription?], from sender: AnyObject?
         ) -> [DeliveryTarget.QueuedPost] {
             DeliveryTarget.enqueueInLatestOrder(
                 payload, to: subscriptions, from: sender, isolation: isolation, onMainActor: onMainActor,

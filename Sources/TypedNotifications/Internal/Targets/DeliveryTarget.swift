@@ -36,7 +36,10 @@ final class DeliveryTarget: Sendable {
     /// handed to it on its target, as Foundation hands `object` to an observer registered with a queue.
     struct Entry: @unchecked Sendable {
         let subscription: AnySubscription
-        let payload: Any
+        /// The post's payload in a ``BoxedPayload`` of the subscription's `Payload` (or ``OwnerCheck/shared``): a
+        /// reference, which the target casts back without the runtime's dynamic cast of an `Any`, and copies with one
+        /// retain (the main-actor-1 row of the Performance article's instruction table).
+        let payload: AnyObject
         let sender: AnyObject?
         /// Latest post for a new observer taking the sender: its sender is loaded on the target, never under a lock.
         var replayed: LatestPost? = nil
@@ -225,7 +228,7 @@ final class DeliveryTarget: Sendable {
     /// the observers' state is read directly (the lock is held), the sender filter is loaded only for the poster's own
     /// sender, which the poster holds, and only targets' locks are taken.
     static func enqueueInLatestOrder(
-        _ payload: Any,
+        _ payload: AnyObject,
         to subscriptions: [AnySubscription?],
         from sender: AnyObject?,
         isolation: (any Actor)?,
@@ -262,7 +265,7 @@ final class DeliveryTarget: Sendable {
         isolation: (any Actor)?,
         burstsOnly: Bool = false
     ) {
-        let boxed: Any = payload
+        let boxed = BoxedPayload(payload)
         let scope = NotificationDiagnostics.queuedScope
         let pending = PendingDeliveries.current
         var entries: [Entry] = []
@@ -355,5 +358,20 @@ final class WeakActor: @unchecked Sendable {
     init(_ actor: any Actor) {
         self.actor = actor
         id = ObjectIdentifier(actor)
+    }
+}
+
+/// A post's payload as a queued delivery holds it (``DeliveryTarget/Entry/payload``), and as a channel keeps its latest
+/// (``LatestPost/payload``): made once per post, shared by its entries.
+final class BoxedPayload<Payload: Sendable>: Sendable {
+    let value: Payload
+
+    init(_ value: Payload) { self.value = value }
+
+    /// The payload in `box`, which holds a `Payload`: the caller knows it (a subscription's own type's entry, a
+    /// channel's own type's latest post), so the cast is not checked.
+    static func unbox(_ box: AnyObject) -> Payload {
+        // Safe: every caller passes a box made for its own `Payload` (see each call's comment).
+        unsafeDowncast(box, to: BoxedPayload<Payload>.self).value
     }
 }
