@@ -1,0 +1,138 @@
+import Foundation
+
+// How a post reaches a target: its entries queued in one step, then run now or by a drain (see "One order per
+// target" in `DeliveryTarget`).
+
+extension DeliveryTarget {
+    /// A target's entries of one post, queued under the registry's lock; the post runs them or schedules a drain
+    /// (``finish(_:)``) after the lock, as it reaches the target in registration order.
+    @usableFromInline
+    struct QueuedPost {
+        let target: DeliveryTarget
+        let queued: Queued
+    }
+
+    /// Queues a latest-value type's post for every target among `subscriptions` (their observers that coalesce aside:
+    /// ``dispatch(_:to:from:isolation:burstsOnly:)`` gathers for them after the lock), under the
+    /// registry's lock, in the step that makes the post the latest: so every target receives a type's posts in the
+    /// order the center keeps them, whichever threads post, and its observers end on the latest. Nothing here calls out:
+    /// the observers' state is read directly (the lock is held), the sender filter is loaded only for the poster's own
+    /// sender, which the poster holds, and only targets' locks are taken.
+    static func enqueueInLatestOrder(
+        _ payload: AnyObject,
+        to subscriptions: [AnySubscription?],
+        from sender: AnyObject?,
+        isolation: (any Actor)?,
+        onMainActor: Bool,
+        pending: PendingDeliveries?,
+        scope: NotificationDiagnostics.Scope?
+    ) -> [QueuedPost] {
+        var queuedPosts: [QueuedPost] = []
+        var visited: [DeliveryTarget] = []
+        for case let subscription? in subscriptions {
+            guard let target = subscription.target, !visited.contains(where: { $0 === target }) else { continue }
+            visited.append(target)
+            let entries = subscriptions.compactMap { observer -> Entry? in
+                guard let observer, observer.target === target, !observer.hasEnded, observer.queueing != .burst,
+                    observer.accepts(sender)
+                else { return nil }
+                let kept = observer.queueing == .payloadAndSender ? sender : nil
+                return Entry(subscription: observer, payload: payload, sender: kept, scope: scope, pending: pending)
+            }
+            guard !entries.isEmpty else { continue }
+            let isCurrent = target.isCurrent(isolation, onMainActor: onMainActor)
+            queuedPosts.append(QueuedPost(target: target, queued: target.enqueue(entries, isCurrent: isCurrent)))
+        }
+        return queuedPosts
+    }
+
+    /// Queues one post for this target's observers among `subscriptions`, in one step; see ``DeliveryTarget``. With
+    /// `burstsOnly`, only for those that coalesce what they receive.
+    @usableFromInline
+    func dispatch<Payload: Sendable>(
+        _ payload: Payload,
+        to subscriptions: [AnySubscription?],
+        from sender: AnyObject?,
+        isolation: (any Actor)?,
+        burstsOnly: Bool = false
+    ) {
+        let boxed = BoxedPayload(payload)
+        let scope = NotificationDiagnostics.queuedScope
+        let pending = PendingDeliveries.current
+        var entries: [Entry] = []
+        // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
+        for case let observer? in subscriptions where observer.target === self && !observer.hasEnded {
+            if observer.queueing == .burst {
+                // It gathers the post into its own bursts first, whose end queues one delivery here.
+                if let entry = observer.gather(boxed, from: sender, isolation: isolation) { entries.append(entry) }
+                continue
+            }
+            // A latest-value type's post queued the others under the registry's lock (``enqueueInLatestOrder``).
+            if burstsOnly { continue }
+            guard observer.accepts(sender) else { continue }
+            let kept = observer.queueing == .payloadAndSender ? sender : nil
+            entries.append(Entry(subscription: observer, payload: boxed, sender: kept, scope: scope, pending: pending))
+        }
+        guard !entries.isEmpty else { return }
+        queue(entries, isCurrent: isCurrent(isolation ?? pending?.isolationHere))
+    }
+
+    /// Queues `entries` and runs them, now (`isCurrent`, see ``enqueue(_:isCurrent:)``) or by scheduling a drain;
+    /// outside every lock. The caller found their observers active; one that has ended since then had what was queued
+    /// for it discarded (``discardPending(for:)``), perhaps before these entries came: they are discarded too, so that
+    /// nothing stays queued, holding its payload and an `awaitDelivery` wait, for an ended observation. Its flag is set
+    /// before that discard, so the check after queueing sees it.
+    func queue(_ entries: some Collection<Entry>, isCurrent: Bool) {
+        #if DEBUG
+        TestHooks.reached(.queueing, on: key.center)
+        #endif
+        let queued = enqueue(entries, isCurrent: isCurrent)
+        for entry in entries where entry.subscription.hasEnded {
+            discardPending(for: entry.subscription)
+        }
+        finish(queued)
+    }
+
+    /// Queues `entries` in one step; the caller then calls ``finish(_:)`` outside every lock. Takes only the target's
+    /// lock, so the registry may call it under its own, to queue a new observer's latest post before any live post.
+    func enqueue(_ entries: some Sequence<Entry>, isCurrent: Bool) -> Queued {
+        state.withLock { state in
+            let runsNow = isCurrent && !state.isRunning && state.queue.count <= Self.batchLimit
+            for entry in entries { state.append(entry) }
+            if runsNow { return Queued(runsThrough: state.lastNumber, schedules: false) }
+            defer { state.isScheduled = true }
+            return Queued(runsThrough: nil, schedules: !state.isScheduled)
+        }
+    }
+
+    /// Runs what ``enqueue(_:isCurrent:)`` queued, now or by scheduling a drain; outside every lock.
+    func finish(_ queued: Queued) {
+        if queued.schedules { schedule() }
+        if let last = queued.runsThrough {
+            while let entry = take(through: last) { entry.run() }
+        }
+    }
+
+    /// Runs this target's entries among `queuedPosts` (a latest-value type's post, queued under the registry's lock).
+    @usableFromInline
+    func finish(_ queuedPosts: [QueuedPost]) {
+        for queuedPost in queuedPosts where queuedPost.target === self { finish(queuedPost.queued) }
+    }
+
+    /// Discards what is queued for `subscription`, which ended, in constant amortised time whatever the queue holds:
+    /// its entries count as ended from now on, and are dropped, released after the lock, at once when they make up
+    /// half the queue with the other ended entries or the queue is short (``State/dropEndedEntries()``); otherwise
+    /// when the target reaches them (the ended flag stops them there) or a later discard drops them with others. So
+    /// ended entries never outnumber the live ones by more than a short queue, and an observer with nothing queued
+    /// (one that ends in its own handler, or whose dead owner its delivery found) costs one lock round trip.
+    func discardPending(for subscription: AnySubscription) {
+        let dropped = state.withLock { state -> [Entry] in
+            if !subscription.tally.isDiscarded {
+                subscription.tally.isDiscarded = true
+                state.endedEntries += Int(subscription.tally.queued)
+            }
+            return state.dropEndedEntries()
+        }
+        withExtendedLifetime(dropped) {}
+    }
+}
