@@ -83,7 +83,6 @@ final class ObserverRegistry: Sendable {
 
     /// What a registration leaves to do outside the lock: Foundation and deinitialisers may call back in.
     struct Cleanup {
-        var ended: [AnySubscription] = []
         var bridge: (BridgeRegistration, AnyChannel)?
 
         /// Loads the center here, not under the lock: this may be its last strong reference.
@@ -91,7 +90,6 @@ final class ObserverRegistry: Sendable {
             if let (bridge, channel) = bridge, let center = channel.center {
                 FoundationBridge.removeBridgeObserver(bridge, from: center)
             }
-            withExtendedLifetime(ended) {}
         }
     }
 
