@@ -50,6 +50,58 @@ import TypedNotificationsTestSupport
         for round in 0..<40 { await withFreshTag(Race(seed: seed, round: round)) }
     }
 
+    /// A post of a type that no center observes finds that out without the registry's lock; the type's first
+    /// observation, made on another thread while posts run (the type fresh, or observed before and ended since),
+    /// receives every post made after the poster saw it registered, none twice, in post order, and the posts stop
+    /// reaching it once it ends.
+    @Test(.seeded) func firstObserverMadeWhilePostsRunReceivesEveryLaterPostOnce() async {
+        let seed = TestSeed.run
+        struct Race: FreshTagVisitor {
+            let seed: UInt64
+            let round: Int
+            func visit<Tag>(_: Tag.Type) async {
+                run(FreshNumber<Tag>.self, seed: seed, round: round)
+                // The same type again, now with a record: unobserved once more after the first run's end.
+                run(FreshNumber<Tag>.self, seed: seed, round: round + 1_000)
+            }
+
+            /// Synchronous: the poster is a thread of its own, which the waits below never hold up.
+            func run<Event: Notifiable>(_: Event.Type, seed: UInt64, round: Int) where Event.Payload == Int {
+                let center = NotificationCenter()
+                let received = Recorded<Int>()
+                let postsRun = DispatchSemaphore(value: 0)
+                let registered = Protected(false)
+                // The first post the poster made after it saw the observation registered.
+                let firstAfter = Protected<Int?>(nil)
+                let poster = onNewThread {
+                    var number = 0
+                    var after: Int?
+                    while after.map({ number < $0 + 50 }) ?? true {
+                        if after == nil, registered.value { after = number + 1 }
+                        number += 1
+                        Event.post(number, in: center)
+                        if number == 1 { postsRun.signal() }
+                    }
+                    firstAfter.set(after)
+                }
+                var random = SplitMix64(seed: SplitMix64.derivedSeed(seed, index: round))
+                postsRun.wait()  // posts are running: the observation begins among them
+                busyWait(random.below(2_000))
+                let token = Event.observe(in: center) { received.append($0) }
+                registered.set(true)
+                poster.wait()
+                token.cancel()
+                Event.post(-1, in: center)
+                let values = received.values
+                let after = firstAfter.value ?? .max
+                #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "twice or out of order: \(values)")
+                #expect(Set(after..<(after + 50)).isSubset(of: values), "a post after the registration was missed")
+                #expect(!values.contains(-1), "a post after the end reached the observer")
+            }
+        }
+        for round in 0..<100 { await withFreshTag(Race(seed: seed, round: round)) }
+    }
+
     /// A custom `notificationName` that posts and observes another (fresh) type and reads a third one's derived name,
     /// read for the first time by several threads at once that post and observe: one name, every delivery once.
     @Test(.seeded) func customNameThatPostsAndObservesRacesFirstUse() async {
