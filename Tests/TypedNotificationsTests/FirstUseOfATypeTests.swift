@@ -102,6 +102,46 @@ import TypedNotificationsTestSupport
         for round in 0..<100 { await withFreshTag(Race(seed: seed, round: round)) }
     }
 
+    /// The table of type records, which posts read without the registry's lock, grows while other threads read it:
+    /// every record inserted before a reader looks is found, with its own name, through every growth of the table,
+    /// and a type never inserted is not found.
+    @Test(.seeded) func typeRecordsAreFoundWithoutTheLockWhileTheTableGrows() async {
+        var random = SplitMix64(seed: TestSeed.run)
+        let records = TypeRecords()
+        let count = 2_000
+        // Stand-ins for types: objects whose identities key the records, alive for the whole test.
+        let subjects = (0..<count).map { _ in NSObject() }
+        let ids = subjects.map(ObjectIdentifier.init)
+        let order = Array(0..<count).shuffled(using: &random)
+        let inserted = Counter()
+        let insertions = Protected(())  // the registry's lock, for `insert`
+        let missing = Counter()
+        await onThreads(4) { thread in
+            if thread == 0 {
+                for index in order {
+                    let record = TypeRecord(
+                        of: ids[index], name: Notification.Name("\(index)"), keepsLatest: false,
+                        checksBridging: false)
+                    insertions.withLock { _ in records.insert(record) }
+                    inserted.increment()
+                }
+                return
+            }
+            var random = SplitMix64(seed: SplitMix64.derivedSeed(TestSeed.run, index: thread))
+            while inserted.value < count {
+                let known = inserted.value
+                guard known > 0 else { continue }
+                let index = order[random.below(known)]
+                if records[ids[index]]?.name.rawValue != "\(index)" { missing.increment() }
+            }
+        }
+        #expect(missing.value == 0, "a reader missed an inserted record, or found another's")
+        #expect(order.allSatisfy { records[ids[$0]]?.name.rawValue == "\($0)" })
+        #expect(records[ObjectIdentifier(NSObject())] == nil)
+        #expect(records.values.count == count)
+        withExtendedLifetime(subjects) {}
+    }
+
     /// A custom `notificationName` that posts and observes another (fresh) type and reads a third one's derived name,
     /// read for the first time by several threads at once that post and observe: one name, every delivery once.
     @Test(.seeded) func customNameThatPostsAndObservesRacesFirstUse() async {

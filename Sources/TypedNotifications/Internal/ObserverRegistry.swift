@@ -163,10 +163,11 @@ final class ObserverRegistry: Sendable {
         hasOwnName: Bool = false
     ) -> Notification.Name {
         let record = TypeRecord(
-            name: name, keepsLatest: subject is any LatestValueNotifiable.Type, checksBridging: hasOwnName)
+            of: ObjectIdentifier(subject), name: name, keepsLatest: subject is any LatestValueNotifiable.Type,
+            checksBridging: hasOwnName)
         return state.withLock { state in
-            if let existing = state.records[ObjectIdentifier(subject)] { return existing.name }
-            state.records.insert(record, for: ObjectIdentifier(subject))
+            if let existing = state.records[record.subject] { return existing.name }
+            state.records.insert(record)
             return name
         }
     }

@@ -6,17 +6,19 @@ import Foundation
 /// Made when the type is first posted, observed or asked for its derived name, and kept for the life of the process
 /// (a few words per type), so that ``TypeRecords`` can hand it to any thread without the registry's lock.
 ///
-/// `@unchecked Sendable`: `channels` and `superseded` are used only under ``ObserverRegistry``'s lock; `name` and
-/// `keepsLatest` never change; `channelCount` and `bridgingCheck` are atomic.
+/// `@unchecked Sendable`: `channels` and `superseded` are used only under ``ObserverRegistry``'s lock; `subject`,
+/// `name` and `keepsLatest` never change; `channelCount` and `bridgingCheck` are atomic.
 final class TypeRecord: @unchecked Sendable {
+    /// The `Notifiable` type's identity: the record's key in ``TypeRecords``.
+    let subject: ObjectIdentifier
     let name: Notification.Name
     /// Whether the type is a ``LatestValueNotifiable`` (see ``ObserverRegistry/keepLatest(_:of:from:in:)``).
     let keepsLatest: Bool
     /// By center identity, so that a post finds its center's channel in one lookup however many other centers observe
     /// the type (one per document, window or test): Foundation's own post does not see the other centers either.
     /// The runtime's exclusivity checks, which cannot see the lock, are off, as for ``AnyChannel/subscriptions``: they
-    /// would add a dynamic access check to every lookup (about 120 instructions on the post-1 row of the Performance
-    /// article's instruction table), where the lock already makes each access exclusive.
+    /// would add a dynamic access check to every lookup (they weigh on the post-1 row of the Performance article's
+    /// instruction table), where the lock already makes each access exclusive.
     @exclusivity(unchecked) private var channels: [ObjectIdentifier: AnyChannel] = [:]
     /// Channels of dead centers whose identity a new center's channel took. Only where Foundation keeps a dead
     /// center's observers (``CenterIdentity/isChecked``): elsewhere a dead center's channels are dropped before its
@@ -32,7 +34,8 @@ final class TypeRecord: @unchecked Sendable {
     private let bridgingCheck = AtomicWord.make()
     #endif
 
-    init(name: Notification.Name, keepsLatest: Bool, checksBridging: Bool) {
+    init(of subject: ObjectIdentifier, name: Notification.Name, keepsLatest: Bool, checksBridging: Bool) {
+        self.subject = subject
         self.name = name
         self.keepsLatest = keepsLatest
         #if DEBUG
@@ -86,21 +89,21 @@ final class TypeRecord: @unchecked Sendable {
 }
 
 /// Every ``TypeRecord``, by its type's identity: inserted under the registry's lock, never removed, and found by any
-/// thread without the lock, so that a post of a type with no observer anywhere takes no lock. That is what a plain
-/// post costs too: the lock and a dictionary lookup were the difference on the post-0 row of the Performance article's
-/// instruction table (and the ratio tool's "post, 0 observers" row).
+/// thread without the lock, so that a post of a type with no observer anywhere takes no lock, as a plain post takes
+/// none. The lock and a dictionary lookup were most of what such a post costs above a plain one: the post-0 row of the
+/// Performance article's instruction table (and the ratio tool's "post, 0 observers" row) is what this table pays for.
 ///
-/// Open addressing with linear probing, over pairs of words: the type's identity (`0` for an empty slot), then its
-/// record, retained for good. An insertion writes the record, then the identity with a release store; a reader loads
-/// the identity with acquire ordering, so it sees the record whole. A table more than half full is replaced by one
-/// twice its size, published with a release store of its address. A replaced table is never freed: a reader may still
-/// probe it, and what it finds there is as valid, since records never move or go; so all tables together take at most
-/// twice the memory of the last.
+/// Open addressing with linear probing; a slot is one word, `0` or the address of a record, retained for good, whose
+/// ``TypeRecord/subject`` is compared with the key. A slot is written once, with a release store, after the record is
+/// made; a reader loads it with acquire ordering, so it sees the record whole. A table more than half full is replaced
+/// by one twice its size, published with a release store of its address. A replaced table is never freed: a reader
+/// may still probe it, and what it finds there is as valid, since records never move or go (a record inserted since
+/// is found under the lock); so all the tables together take at most twice the memory of the last.
 ///
-/// `@unchecked Sendable`: the slots and the table's address are accessed only through C11 atomics, and a table's
-/// size word is written before the table is published; `count` is used only under the registry's lock.
+/// `@unchecked Sendable`: the slots and the table's address are accessed only through C11 atomics, a table's size word
+/// is written before the table is published, and `count` is used only under the registry's lock.
 final class TypeRecords: @unchecked Sendable {
-    /// The address of the current table: its mask (slots − 1), then the slots' pairs of words.
+    /// The address of the current table: its mask (slots − 1), then its slots.
     private let table = AtomicWord.make()
     /// Records inserted; only under the lock.
     private var count = 0
@@ -109,83 +112,69 @@ final class TypeRecords: @unchecked Sendable {
         table.store(UInt64(UInt(bitPattern: Self.makeTable(slots: 64))))
     }
 
-    /// The record of the type `id`, if it has one; from any thread, without the lock.
-    subscript(id: ObjectIdentifier) -> TypeRecord? {
-        // Safe: the address is that of a table made by `makeTable`, never freed.
-        let table = UnsafeMutablePointer<UInt64>(bitPattern: UInt(self.table.load()))!
-        let key = Self.key(id)
+    /// The record of the type `subject`, if it has one; from any thread, without the lock.
+    subscript(subject: ObjectIdentifier) -> TypeRecord? {
+        let table = currentTable
         let mask = table.pointee
-        var index = Self.index(of: key, mask: mask)
-        while true {
-            let pair = table + 1 + 2 * Int(index)
-            switch tn_atomic_load_acquire(pair) {
-            case key:
-                // Safe: the second word of a pair is the retained record inserted with the first, never released.
-                let record = UnsafeRawPointer(bitPattern: UInt(tn_atomic_load_relaxed(pair + 1)))!
-                return Unmanaged<TypeRecord>.fromOpaque(record).takeUnretainedValue()
-            case 0:
-                return nil
-            default:
-                index = (index + 1) & mask
-            }
+        var index = Self.index(of: subject, mask: mask)
+        while let record = Self.record(at: index, in: table) {
+            if record.subject == subject { return record }
+            index = (index + 1) & mask
         }
+        return nil
     }
 
-    /// Inserts `record` for the type `id`, which has none; only under the lock.
-    func insert(_ record: TypeRecord, for id: ObjectIdentifier) {
-        var table = UnsafeMutablePointer<UInt64>(bitPattern: UInt(self.table.load()))!
+    /// Inserts `record`, whose type has none; only under the lock.
+    func insert(_ record: TypeRecord) {
+        var table = currentTable
         if (count + 1) * 2 > Int(table.pointee) + 1 {
             let larger = Self.makeTable(slots: (Int(table.pointee) + 1) * 2)
-            Self.forEachPair(in: table) { key, record in Self.place(key, record, in: larger) }
+            for old in values(in: table) { Self.place(old, in: larger) }
             self.table.store(UInt64(UInt(bitPattern: larger)))
             table = larger
         }
-        let retained = UInt64(UInt(bitPattern: Unmanaged.passRetained(record).toOpaque()))
-        Self.place(Self.key(id), retained, in: table)
+        _ = Unmanaged.passRetained(record)  // for good: a reader may hold its address at any time
+        Self.place(record, in: table)
         count += 1
     }
 
     /// Every record, in no order; only under the lock.
-    var values: [TypeRecord] {
-        var records: [TypeRecord] = []
-        let table = UnsafeMutablePointer<UInt64>(bitPattern: UInt(self.table.load()))!
-        Self.forEachPair(in: table) { _, record in
-            let pointer = UnsafeRawPointer(bitPattern: UInt(record))!
-            records.append(Unmanaged<TypeRecord>.fromOpaque(pointer).takeUnretainedValue())
-        }
-        return records
+    var values: [TypeRecord] { values(in: currentTable) }
+
+    private var currentTable: UnsafeMutablePointer<UInt64> {
+        // Safe: the address is that of a table made by `makeTable`, never freed.
+        UnsafeMutablePointer(bitPattern: UInt(table.load()))!
     }
 
-    private static func key(_ id: ObjectIdentifier) -> UInt64 {
-        UInt64(UInt(bitPattern: id))
+    private func values(in table: UnsafeMutablePointer<UInt64>) -> [TypeRecord] {
+        (0...table.pointee).compactMap { Self.record(at: $0, in: table) }
     }
 
     /// Fibonacci hashing: the high bits of the product spread metadata addresses, which share their low bits.
-    private static func index(of key: UInt64, mask: UInt64) -> UInt64 {
-        ((key &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    private static func index(of subject: ObjectIdentifier, mask: UInt64) -> UInt64 {
+        ((UInt64(UInt(bitPattern: subject)) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    private static func record(at index: UInt64, in table: UnsafeMutablePointer<UInt64>) -> TypeRecord? {
+        let word = tn_atomic_load_acquire(table + 1 + Int(index))
+        // Safe: a slot's word is `0` or a record retained by `insert` and never released.
+        return UnsafeRawPointer(bitPattern: UInt(word)).map {
+            Unmanaged<TypeRecord>.fromOpaque($0).takeUnretainedValue()
+        }
     }
 
     private static func makeTable(slots: Int) -> UnsafeMutablePointer<UInt64> {
-        let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 1 + 2 * slots)
-        table.initialize(repeating: 0, count: 1 + 2 * slots)
+        let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 1 + slots)
+        table.initialize(repeating: 0, count: 1 + slots)
         table.pointee = UInt64(slots - 1)
         return table
     }
 
-    private static func place(_ key: UInt64, _ record: UInt64, in table: UnsafeMutablePointer<UInt64>) {
+    private static func place(_ record: TypeRecord, in table: UnsafeMutablePointer<UInt64>) {
         let mask = table.pointee
-        var index = index(of: key, mask: mask)
-        while tn_atomic_load_relaxed(table + 1 + 2 * Int(index)) != 0 { index = (index + 1) & mask }
-        let pair = table + 1 + 2 * Int(index)
-        tn_atomic_store_release(pair + 1, record)
-        tn_atomic_store_release(pair, key)
-    }
-
-    private static func forEachPair(in table: UnsafeMutablePointer<UInt64>, _ body: (UInt64, UInt64) -> Void) {
-        for index in 0...Int(table.pointee) {
-            let pair = table + 1 + 2 * index
-            let key = tn_atomic_load_relaxed(pair)
-            if key != 0 { body(key, tn_atomic_load_relaxed(pair + 1)) }
-        }
+        var index = index(of: record.subject, mask: mask)
+        while Self.record(at: index, in: table) != nil { index = (index + 1) & mask }
+        tn_atomic_store_release(
+            table + 1 + Int(index), UInt64(UInt(bitPattern: Unmanaged.passUnretained(record).toOpaque())))
     }
 }
