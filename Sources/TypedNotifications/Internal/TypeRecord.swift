@@ -90,8 +90,9 @@ final class TypeRecord: @unchecked Sendable {
 
 /// Every ``TypeRecord``, by its type's identity: inserted under the registry's lock, never removed, and found by any
 /// thread without the lock, so that a post of a type with no observer anywhere takes no lock, as a plain post takes
-/// none. The lock and a dictionary lookup were most of what such a post costs above a plain one: the post-0 row of the
-/// Performance article's instruction table (and the ratio tool's "post, 0 observers" row) is what this table pays for.
+/// none, and hashes nothing. A hand-rolled table, kept because it pays on the post-0 row of the Performance article's
+/// instruction table (and the ratio tool's "post, 0 observers" row): a dictionary under the lock costs that row the
+/// lock round trip and a hash of the identity.
 ///
 /// Open addressing with linear probing; a slot is one word, `0` or the address of a record, retained for good, whose
 /// ``TypeRecord/subject`` is compared with the key. A slot is written once, with a release store, after the record is
