@@ -53,7 +53,8 @@ import TypedNotificationsTestSupport
     /// A post of a type that no center observes finds that out without the registry's lock; the type's first
     /// observation, made on another thread while posts run (the type fresh, or observed before and ended since),
     /// receives every post made after the poster saw it registered, none twice, in post order, and the posts stop
-    /// reaching it once it ends.
+    /// reaching it once it ends. Typed-only too, where a typed post that missed the observer has no Foundation post
+    /// for the type's bridge to deliver instead.
     @Test(.seeded) func firstObserverMadeWhilePostsRunReceivesEveryLaterPostOnce() async {
         let seed = TestSeed.run
         struct Race: FreshTagVisitor {
@@ -63,6 +64,8 @@ import TypedNotificationsTestSupport
                 run(FreshNumber<Tag>.self, seed: seed, round: round)
                 // The same type again, now with a record: unobserved once more after the first run's end.
                 run(FreshNumber<Tag>.self, seed: seed, round: round + 1_000)
+                run(FreshTypedOnlyNumber<Tag>.self, seed: seed, round: round + 2_000)
+                run(FreshTypedOnlyNumber<Tag>.self, seed: seed, round: round + 3_000)
             }
 
             /// Synchronous: the poster is a thread of its own, which the waits below never hold up.
