@@ -129,7 +129,7 @@ extension NotificationDiagnostics {
     /// layout (the payload alone under ``Foundation/Notification/typedPayloadKey``, or nothing), which a decoder that
     /// reads a legacy layout cannot read; `payload(from:)` when `userInfo(for:)` writes a layout of its own.
     ///
-    /// `NotificationCenter.deliver` runs it once per type (``TypeRecord/checksBridging``), before delivering, on the
+    /// `NotificationCenter.deliver` runs it once per type (``TypeRecord/takesBridgingCheck()``), before delivering, on the
     /// posting thread, with none of the package's locks held, as it calls both halves. Does nothing in release builds.
     @usableFromInline
     static func checkBridging<Posted: Notifiable>(

@@ -93,28 +93,43 @@ import TypedNotificationsTestSupport
 
     /// Where Foundation would keep a dead center's observers (simulated by holding the package's Foundation observer,
     /// so that its channel outlives the center), the package checks each channel's center itself: a new center at the
-    /// dead one's address still inherits nothing. The probe says whether this Foundation releases them.
+    /// dead one's address still inherits nothing. When Foundation lets the dead center's observer go at last, the dead
+    /// channel ends without touching the new center's, which took its place. The probe says whether this Foundation
+    /// releases them.
     @Test func newCenterAtADeadCentersAddressInheritsNothingWhateverFoundationDoes() throws {
         #expect(CenterIdentity.foundationReleasesObserversOfDeadCenters, "Swift's Foundation releases them")
         TestHooks.checksCenterIdentity = true
         defer { TestHooks.checksCenterIdentity = false }
         let calls = Counter()
-        let (reused, kept) = centerAtADeadOnesAddress { center in
-            let token = Tick.observe(in: center) { _ in calls.increment() }
-            return (token, ObserverRegistry.shared.bridge(of: Tick.self, in: center))
+        var made = centerAtADeadOnesAddress { center in
+            let token = ReusedAddressTick.observe(in: center) { _ in calls.increment() }
+            return (token, ObserverRegistry.shared.bridge(of: ReusedAddressTick.self, in: center))
         }
-        guard let reused else {
+        guard let reused = made.center else {
             #expect(TestEnvironment.isAddressSanitized, "no new center took a dead one's address in 20 tries")
             return
         }
         #expect(ObserverRegistry.shared.registrationCounts(in: reused) == (0, 0))
-        Tick(id: 1).post(in: reused)
+        ReusedAddressTick(id: 1).post(in: reused)
         #expect(calls.value == 0, "the dead center's observer was not called")
-        let own = Tick.observe(in: reused) { _ in calls.increment() }
-        Tick(id: 2).post(in: reused)
-        reused.post(name: Tick.notificationName, object: nil, userInfo: [Notification.typedPayloadKey: Tick(id: 3)])
+        let own = ReusedAddressTick.observe(in: reused) { _ in calls.increment() }
+        ReusedAddressTick(id: 2).post(in: reused)
+        reused.post(
+            name: ReusedAddressTick.notificationName, object: nil,
+            userInfo: [Notification.typedPayloadKey: ReusedAddressTick(id: 3)])
         #expect(calls.value == 2, "the new center's own observer gets typed and plain posts")
-        withExtendedLifetime((own, kept)) {}
+        #expect(ObserverRegistry.shared.channelCount(of: ReusedAddressTick.self) == made.kept.count + 1)
+        // Foundation lets the dead centers' observers go: each bridge drops its channel, never the new center's.
+        let deadTokens = made.kept.map(\.0)
+        made.kept.removeAll()
+        #expect(ObserverRegistry.shared.channelCount(of: ReusedAddressTick.self) == 1)
+        #expect(ObserverRegistry.shared.registrationCounts(in: reused) == (1, 1))
+        ReusedAddressTick(id: 4).post(in: reused)
+        reused.post(
+            name: ReusedAddressTick.notificationName, object: nil,
+            userInfo: [Notification.typedPayloadKey: ReusedAddressTick(id: 5)])
+        #expect(calls.value == 4, "the new center's observer lost typed or plain posts with the dead channel's end")
+        withExtendedLifetime((own, deadTokens)) {}
     }
 
     /// A new center at the address of a dead one that `observe` observed, and what `observe` returned for each dead
@@ -168,6 +183,12 @@ import TypedNotificationsTestSupport
 /// Observed by ``CenterLifetimeTests/droppedCentersLeaveNothingBehind()`` only, so that its count of channels is that
 /// test's alone while other tests run in parallel.
 private struct CycleTick: Notifiable {
+    let id: Int
+}
+
+/// Observed by ``CenterLifetimeTests/newCenterAtADeadCentersAddressInheritsNothingWhateverFoundationDoes()`` only, so
+/// that its count of channels is that test's alone.
+private struct ReusedAddressTick: Notifiable {
     let id: Int
 }
 

@@ -50,6 +50,101 @@ import TypedNotificationsTestSupport
         for round in 0..<40 { await withFreshTag(Race(seed: seed, round: round)) }
     }
 
+    /// A post of a type that no center observes finds that out without the registry's lock; the type's first
+    /// observation, made on another thread while posts run (the type fresh, or observed before and ended since),
+    /// receives every post made after the poster saw it registered, none twice, in post order, and the posts stop
+    /// reaching it once it ends. Typed-only too, where a typed post that missed the observer has no Foundation post
+    /// for the type's bridge to deliver instead.
+    @Test(.seeded) func firstObserverMadeWhilePostsRunReceivesEveryLaterPostOnce() async {
+        let seed = TestSeed.run
+        struct Race: FreshTagVisitor {
+            let seed: UInt64
+            let round: Int
+            func visit<Tag>(_: Tag.Type) async {
+                run(FreshNumber<Tag>.self, seed: seed, round: round)
+                // The same type again, now with a record: unobserved once more after the first run's end.
+                run(FreshNumber<Tag>.self, seed: seed, round: round + 1_000)
+                run(FreshTypedOnlyNumber<Tag>.self, seed: seed, round: round + 2_000)
+                run(FreshTypedOnlyNumber<Tag>.self, seed: seed, round: round + 3_000)
+            }
+
+            /// Synchronous: the poster is a thread of its own, which the waits below never hold up.
+            func run<Event: Notifiable>(_: Event.Type, seed: UInt64, round: Int) where Event.Payload == Int {
+                let center = NotificationCenter()
+                let received = Recorded<Int>()
+                let postsRun = DispatchSemaphore(value: 0)
+                let registered = Protected(false)
+                // The first post the poster made after it saw the observation registered.
+                let firstAfter = Protected<Int?>(nil)
+                let poster = onNewThread {
+                    var number = 0
+                    var after: Int?
+                    while after.map({ number < $0 + 50 }) ?? true {
+                        if after == nil, registered.value { after = number + 1 }
+                        number += 1
+                        Event.post(number, in: center)
+                        if number == 1 { postsRun.signal() }
+                    }
+                    firstAfter.set(after)
+                }
+                var random = SplitMix64(seed: SplitMix64.derivedSeed(seed, index: round))
+                postsRun.wait()  // posts are running: the observation begins among them
+                busyWait(random.below(2_000))
+                let token = Event.observe(in: center) { received.append($0) }
+                registered.set(true)
+                poster.wait()
+                token.cancel()
+                Event.post(-1, in: center)
+                let values = received.values
+                let after = firstAfter.value ?? .max
+                #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "twice or out of order: \(values)")
+                #expect(Set(after..<(after + 50)).isSubset(of: values), "a post after the registration was missed")
+                #expect(!values.contains(-1), "a post after the end reached the observer")
+            }
+        }
+        for round in 0..<100 { await withFreshTag(Race(seed: seed, round: round)) }
+    }
+
+    /// The table of type records, which posts read without the registry's lock, grows while other threads read it:
+    /// every record inserted before a reader looks is found, with its own name, through every growth of the table,
+    /// and a type never inserted is not found.
+    @Test(.seeded) func typeRecordsAreFoundWithoutTheLockWhileTheTableGrows() async {
+        var random = SplitMix64(seed: TestSeed.run)
+        let records = TypeRecords()
+        let count = 2_000
+        // Stand-ins for types: objects whose identities key the records, alive for the whole test.
+        let subjects = (0..<count).map { _ in NSObject() }
+        let ids = subjects.map(ObjectIdentifier.init)
+        let order = Array(0..<count).shuffled(using: &random)
+        let inserted = Counter()
+        let insertions = Protected(())  // the registry's lock, for `insert`
+        let missing = Counter()
+        await onThreads(4) { thread in
+            if thread == 0 {
+                for index in order {
+                    let record = TypeRecord(
+                        of: ids[index], name: Notification.Name("\(index)"), keepsLatest: false,
+                        checksBridging: false)
+                    insertions.withLock { _ in records.insert(record) }
+                    inserted.increment()
+                }
+                return
+            }
+            var random = SplitMix64(seed: SplitMix64.derivedSeed(TestSeed.run, index: thread))
+            while inserted.value < count {
+                let known = inserted.value
+                guard known > 0 else { continue }
+                let index = order[random.below(known)]
+                if records[ids[index]]?.name.rawValue != "\(index)" { missing.increment() }
+            }
+        }
+        #expect(missing.value == 0, "a reader missed an inserted record, or found another's")
+        #expect(order.allSatisfy { records[ids[$0]]?.name.rawValue == "\($0)" })
+        #expect(records[ObjectIdentifier(NSObject())] == nil)
+        #expect(records.values.count == count)
+        withExtendedLifetime(subjects) {}
+    }
+
     /// A custom `notificationName` that posts and observes another (fresh) type and reads a third one's derived name,
     /// read for the first time by several threads at once that post and observe: one name, every delivery once.
     @Test(.seeded) func customNameThatPostsAndObservesRacesFirstUse() async {

@@ -75,6 +75,7 @@ var timedScenarios: [TimedScenario] = [
             deliveries: 1
         )
     },
+    otherCentersScenario(),
     observeThenCancelScenario(longLived: 1, target: 0.30),
     // No target: shows how registration scales with the observers already on the name.
     observeThenCancelScenario(longLived: 1_000, target: nil),

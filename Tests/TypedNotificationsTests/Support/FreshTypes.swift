@@ -11,6 +11,11 @@ import TypedNotificationsTestSupport
 struct FreshNumber<Tag>: Notifiable { typealias Payload = Int }
 /// The same, keeping its latest post.
 struct FreshLatestNumber<Tag>: LatestValueNotifiable { typealias Payload = Int }
+/// The same, typed-only: a typed post that misses an observer is not delivered to it by the type's bridge instead.
+struct FreshTypedOnlyNumber<Tag>: Notifiable {
+    typealias Payload = Int
+    static var postsThroughFoundation: Bool { false }
+}
 /// A fresh type whose custom name posts and observes another fresh type, and reads a third one's derived name.
 struct SideEffectNamed<Tag>: Notifiable {
     typealias Payload = Int

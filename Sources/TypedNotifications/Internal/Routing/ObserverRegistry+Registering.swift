@@ -86,7 +86,7 @@ extension ObserverRegistry {
                     channel = existing
                 } else if let new = spare {
                     channel = new
-                    state.records[typeID]?.channels.append(new)
+                    state.records[typeID]?.add(new)
                     spare = nil
                 } else {
                     return .needsChannel(entry.name)

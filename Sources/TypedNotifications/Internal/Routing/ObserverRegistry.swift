@@ -3,8 +3,10 @@ public import Foundation
 /// The package's own ordered registry of typed observers, shared by every `NotificationCenter`.
 ///
 /// Per `Notifiable` type it keeps a ``TypeRecord``: the type's name and one ``Channel`` per center with live
-/// observers. One lock guards records, channels and observers; a post takes it once, to find its channel and take a
-/// copy-on-write snapshot of the observers. The bookkeeping is non-generic (``AnyChannel``, ``AnySubscription``).
+/// observers. One lock guards channels and observers, and the records' insertion; a post finds its type's record
+/// without it (``TypeRecords``), then takes it once, to find its center's channel and take a copy-on-write snapshot of
+/// the observers, or not at all for a type no center observes. The bookkeeping is non-generic (``AnyChannel``,
+/// ``AnySubscription``).
 /// A channel lives while it has observers and its center lives (a latest-value type's, while its center lives): the
 /// last removal drops it and its bridge; a center's deallocation releases the bridge, whose ``BridgeRegistration``
 /// drops it (``bridgeEnded(_:)``).
@@ -27,7 +29,8 @@ final class ObserverRegistry: Sendable {
     static let shared = ObserverRegistry()
 
     struct State {
-        var records: [ObjectIdentifier: TypeRecord] = [:]
+        /// The same table as ``ObserverRegistry/records``, changed only here, under the lock.
+        let records: TypeRecords
         /// Shared delivery targets, found by identity (``DeliveryTarget/serves(_:)``), with their observation counts.
         var targets: [DeliveryTarget.Key: (target: DeliveryTarget, users: Int)] = [:]
 
@@ -75,7 +78,7 @@ final class ObserverRegistry: Sendable {
         @usableFromInline
         var queuedPosts: [DeliveryTarget.QueuedPost]?
         #if DEBUG
-        /// Whether this post is the one that checks the type's bridging halves (``TypeRecord/checksBridging``).
+        /// Whether this post is the one that checks the type's bridging halves (``TypeRecord/takesBridgingCheck()``).
         @usableFromInline
         var checksBridging = false
         #endif
@@ -94,42 +97,40 @@ final class ObserverRegistry: Sendable {
     }
 
     /// Read and written by the extensions in the other `ObserverRegistry+` files, only inside `withLock`.
-    let state = Locked(State())
+    let state: Locked<State>
+    /// Every type's record: inserted under the lock (through `State`), found without it (see ``TypeRecords``).
+    let records = TypeRecords()
 
     private init() {
+        state = Locked(State(records: records))
         // Foundation is probed here, on the first use of the registry, outside its lock: lookups under the lock ask.
         _ = CenterIdentity.foundationReleasesObserversOfDeadCenters
     }
 
     // MARK: - Posting
 
+    /// The name and the observers of a post. Without the lock for a type that no center observes (what a plain post
+    /// costs: the post-0 row of the Performance article's instruction table) and for a latest-value type, whose
+    /// observers ``keepLatest(_:of:from:in:isolation:)`` takes under the lock as it keeps the post.
     @usableFromInline
     func route<Event: Notifiable>(_ subject: Event.Type, in center: NotificationCenter) -> Route {
-        let id = ObjectIdentifier(subject)
-        #if DEBUG
-        var checksBridging = false
-        #endif
-        let route: Route? = state.withLock { state in
-            guard let record = state.records[id] else { return nil }
-            #if DEBUG
-            if record.checksBridging {
-                state.records[id]?.checksBridging = false
-                checksBridging = true
-            }
-            #endif
-            if record.keepsLatest { return Route(name: record.name, snapshot: .empty, keepsLatest: true) }
-            return Route(name: record.name, snapshot: record.channel(in: center).map(Self.snapshot) ?? .empty)
+        guard let record = records[ObjectIdentifier(subject)] else {
+            cacheName(of: subject)
+            return route(subject, in: center)
+        }
+        var route: Route
+        if record.keepsLatest {
+            route = Route(name: record.name, snapshot: .empty, keepsLatest: true)
+        } else if record.hasChannels {
+            let snapshot = state.withLock { _ in record.channel(in: center).map(Self.snapshot) }
+            route = Route(name: record.name, snapshot: snapshot ?? .empty)
+        } else {
+            route = Route(name: record.name, snapshot: .empty)
         }
         #if DEBUG
-        if var route {
-            route.checksBridging = checksBridging
-            return route
-        }
-        #else
-        if let route { return route }
+        route.checksBridging = record.takesBridgingCheck()
         #endif
-        cacheName(of: subject)
-        return self.route(subject, in: center)
+        return route
     }
 
     func cacheName<Event: Notifiable>(of subject: Event.Type) {
@@ -144,7 +145,7 @@ final class ObserverRegistry: Sendable {
     /// types' derived names then, after the lock, as the check may call a diagnostics handler; reads from the record
     /// never check.
     func derivedName<Event: Notifiable>(of subject: Event.Type) -> Notification.Name {
-        if let name = state.withLock({ $0.records[ObjectIdentifier(subject)]?.name }) { return name }
+        if let name = records[ObjectIdentifier(subject)]?.name { return name }
         let name = record(of: subject, name: Notification.Name(DerivedNames.stableName(String(reflecting: subject))))
         NotificationDiagnostics.checkDerivedName(name, of: subject)
         return name
@@ -158,14 +159,12 @@ final class ObserverRegistry: Sendable {
         name: Notification.Name,
         hasOwnName: Bool = false
     ) -> Notification.Name {
-        let keepsLatest = subject is any LatestValueNotifiable.Type
+        let record = TypeRecord(
+            of: ObjectIdentifier(subject), name: name, keepsLatest: subject is any LatestValueNotifiable.Type,
+            checksBridging: hasOwnName)
         return state.withLock { state in
-            if let existing = state.records[ObjectIdentifier(subject)] { return existing.name }
-            var record = TypeRecord(name: name, keepsLatest: keepsLatest)
-            #if DEBUG
-            record.checksBridging = hasOwnName
-            #endif
-            state.records[ObjectIdentifier(subject)] = record
+            if let existing = state.records[record.subject] { return existing.name }
+            state.records.insert(record)
             return name
         }
     }

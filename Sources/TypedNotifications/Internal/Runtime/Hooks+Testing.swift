@@ -97,7 +97,7 @@ extension ObserverRegistry {
 
     /// How many channels `subject` has, on every center; for tests that dead centers leave none.
     func channelCount<Event: Notifiable>(of subject: Event.Type) -> Int {
-        state.withLock { $0.records[ObjectIdentifier(subject)]?.channels.count ?? 0 }
+        state.withLock { $0.records[ObjectIdentifier(subject)]?.count ?? 0 }
     }
 }
 
