@@ -134,7 +134,9 @@ final class TypeRecords: @unchecked Sendable {
             self.table.store(UInt64(UInt(bitPattern: larger)))
             table = larger
         }
-        _ = Unmanaged.passRetained(record)  // for good: a reader may hold its address at any time
+        // Safe to retain for good and never release: records live as long as the process, and a reader may hold
+        // this address at any time, so the table's words are unretained references that never dangle.
+        _ = Unmanaged.passRetained(record)
         Self.place(record, in: table)
         count += 1
     }
@@ -175,6 +177,8 @@ final class TypeRecords: @unchecked Sendable {
         let mask = table.pointee
         var index = index(of: record.subject, mask: mask)
         while Self.record(at: index, in: table) != nil { index = (index + 1) & mask }
+        // Safe unretained: `insert` retained the record for good; the release store publishes it to lock-free readers
+        // only after its fields are set.
         tn_atomic_store_release(
             table + 1 + Int(index), UInt64(UInt(bitPattern: Unmanaged.passUnretained(record).toOpaque())))
     }

@@ -138,7 +138,7 @@ enum LockDiscipline {
 }
 
 /// Counts, per thread, the times the package's locks are taken, in debug builds, so that a test can bound the lock
-/// round trips of one delivery (`LockRoundTripTests`): a change that adds one fails it. Nothing in release builds.
+/// round trips of one delivery (`LocksTakenPerDeliveryTests`): a change that adds one fails it. Nothing in release builds.
 ///
 /// Per thread, not one process-wide atomic: tests run in parallel, and a count on one thread between two points where
 /// only the measured work ran there is exact. In a `pthread` key's slot (the count as the pointer's bits), which every

@@ -19,7 +19,7 @@ import TypedNotificationsTestSupport
 /// until one trial is within the bound, for at most ``patience``, so that only a count above the bound in every trial
 /// fails.
 @Suite(.enabled(if: LockRoundTrips.areCounted, "debug builds count lock round trips"))
-struct LockRoundTripTests {
+struct LocksTakenPerDeliveryTests {
     /// How long a test keeps trying: longer than the other tests' hooks and waits stay installed.
     static let patience = Duration.seconds(60)
 
@@ -80,7 +80,7 @@ struct LockRoundTripTests {
     @Test func anAwaitedPostToAQueueObserverTakesAtMostSixLockRoundTripsUntilItsWaitEnds() async throws {
         guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
         let center = NotificationCenter()
-        let queue = DispatchQueue(label: "LockRoundTripTests.awaited")
+        let queue = DispatchQueue(label: "LocksTakenPerDeliveryTests.awaited")
         let marks = ThreadMarks()
         let token = Tick.observe(in: center, delivery: .async(on: queue)) { _ in marks.mark() }
         let executor = OneThreadExecutor()
