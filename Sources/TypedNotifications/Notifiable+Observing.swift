@@ -289,7 +289,7 @@ extension NotificationCenter {
     ///   - executor: The serial target the handler runs on, or `nil` for the posting thread (and for an observer with
     ///     a queue of its own, `handler` ``Handler/queued(_:)``: an `async` handler, a sequence).
     ///   - condition: The `where:` condition, run where the handler runs, just before it would (see
-    ///     ``Subscription/admission(of:stillActive:)``).
+    ///     ``Subscription/admission(of:)``).
     ///   - coalescing: The observer's own coalescing of what it receives, if it asked for one.
     ///   - kind: How introspection lists it; by default from `executor`.
     ///   - isolation: The actor the observing call runs on, for an observer isolated to an actor: if it is that

@@ -71,7 +71,7 @@ final class ObserverRegistry: Sendable {
         let name: Notification.Name
         @usableFromInline
         let snapshot: Snapshot
-        /// Whether the post must go through ``keepLatest(_:of:from:in:)``, which keeps it as it takes the observers.
+        /// Whether the post must go through ``keepLatest(_:of:from:in:isolation:)``, which keeps it as it takes the observers.
         @usableFromInline
         var keepsLatest = false
         /// For a latest-value type: its targets' entries, queued as it became the latest (``keepLatest``).

@@ -12,7 +12,7 @@ final class TypeRecord: @unchecked Sendable {
     /// The `Notifiable` type's identity: the record's key in ``TypeRecords``.
     let subject: ObjectIdentifier
     let name: Notification.Name
-    /// Whether the type is a ``LatestValueNotifiable`` (see ``ObserverRegistry/keepLatest(_:of:from:in:)``).
+    /// Whether the type is a ``LatestValueNotifiable`` (see ``ObserverRegistry/keepLatest(_:of:from:in:isolation:)``).
     let keepsLatest: Bool
     /// By center identity, so that a post finds its center's channel in one lookup however many other centers observe
     /// the type (one per document, window or test): Foundation's own post does not see the other centers either.
