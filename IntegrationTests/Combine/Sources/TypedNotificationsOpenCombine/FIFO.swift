@@ -1,1 +1,1 @@
-../../../../Sources/TypedNotifications/Internal/FIFO.swift
+../../../../Sources/TypedNotifications/Internal/Targets/FIFO.swift
