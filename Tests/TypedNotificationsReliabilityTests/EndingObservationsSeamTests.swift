@@ -251,20 +251,26 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
         let center = NotificationCenter()
         let place = EndingPlace(target)
         let received = Recorded<Int>()
-        let current = Slot<@Sendable () -> Void>()
-        let generation = Counter()
-        @Sendable func subscribe() {
-            let mine = generation.increment()
-            let end = place.observe(in: center) { ping in
-                received.append(ping.index)
-                // Only the newest observation re-subscribes, once per `every` deliveries.
-                guard ping.index % every == 0, generation.value == mine else { return }
-                current.value?()
-                subscribe()
+        // The newest observation's generation and what ends it. Replaced in one step under the test's own lock: on the
+        // posting thread two handlers of one observation may run at once, and both would replace it.
+        let current = Protected<(generation: Int, end: (@Sendable () -> Void)?)>((0, nil))
+        @Sendable func subscribe(replacing mine: Int) {
+            let previous = current.withLock { current -> (@Sendable () -> Void)? in
+                guard current.generation == mine else { return nil }
+                let previous = current.end
+                previous?()
+                let next = mine + 1
+                current.generation = next
+                current.end = place.observe(in: center) { ping in
+                    received.append(ping.index)
+                    // Once per `every` deliveries.
+                    if ping.index % every == 0 { subscribe(replacing: next) }
+                }
+                return previous
             }
-            current.set(end)
+            withExtendedLifetime(previous) {}
         }
-        subscribe()
+        subscribe(replacing: 0)
         let waited = await finishes(within: 60) {
             _ = try? await awaitDelivery(in: center) {
                 await onThreads(2) { thread in
@@ -280,7 +286,7 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
             #expect(mine == mine.sorted(), "thread \(thread)'s posts out of order")
         }
         #expect(center.typedObservations.count == 1)
-        current.set(nil)
+        current.set((-1, nil))
     }
 
     // MARK: - Owners dying with deliveries queued
@@ -386,15 +392,26 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
         }
         var missed: [String] = []
         var late: [String] = []
+        // One poster per center, so each center's posts are in stamp order: a window's due posts are found from the
+        // first one after it began, not by a scan of every post per window.
         let posts = posted.values
+        let postsOf = (0..<2).map { side in posts.filter { $0.center == side } }
         for window in windows.values {
-            let due = posts.filter {
-                $0.center == window.center && $0.stamp > window.begun && $0.returned < window.ending
+            let mine = postsOf[window.center]
+            var low = 0
+            var high = mine.count
+            while low < high {
+                let middle = (low + high) / 2
+                if mine[middle].stamp > window.begun { high = middle } else { low = middle + 1 }
             }
             let got = Set(window.received)
-            for post in due where !got.contains(post.stamp) { missed.append("center \(window.center) \(post.stamp)") }
+            var index = low
+            while index < mine.count, mine[index].returned < window.ending {
+                if !got.contains(mine[index].stamp) { missed.append("center \(window.center) \(mine[index].stamp)") }
+                index += 1
+            }
             for stamp in window.received where stamp > window.ended { late.append("center \(window.center) \(stamp)") }
-            #expect(Set(window.received).count == window.received.count, "a post delivered twice")
+            #expect(got.count == window.received.count, "a post delivered twice")
         }
         #expect(missed.isEmpty, "\(missed.count) posts made while an observation lived missed it: \(missed.prefix(5))")
         #expect(late.isEmpty, "\(late.count) posts made after cancel() returned reached it: \(late.prefix(5))")
