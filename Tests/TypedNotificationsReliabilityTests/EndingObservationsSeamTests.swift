@@ -417,4 +417,56 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
         #expect(late.isEmpty, "\(late.count) posts made after cancel() returned reached it: \(late.prefix(5))")
         for center in centers { #expect(center.typedObservations.isEmpty) }
     }
+
+    // MARK: - Cancel racing a coalesced burst's end
+
+    /// An observer coalescing on each target (`nextTurn`, or a throttle) while two threads post without a pause, cancelled on
+    /// a third once it has had a random number of deliveries: no call starts after `cancel()` returned, even one whose
+    /// burst ended while `cancel()` ran, and the wait around the posts ends.
+    @Test(.seeded, arguments: SeamTarget.allCases, [3, 0])
+    func cancelRacingABurstsEndStartsNoCallAfterItReturns(target: SeamTarget, coalescingIndex: Int) async {
+        let rounds = TestEnvironment.scaled(normal: 4, long: 40, sanitized: 2)
+        for round in 0..<rounds {
+            var random = SplitMix64(seed: SplitMix64.derivedSeed(TestSeed.run, index: round))
+            let cancelAfter = 1 + random.below(3)
+            let center = NotificationCenter()
+            let clock = LogicalClock()
+            let starts = Recorded<Int>()
+            let reached = DispatchSemaphore(value: 0)
+            let observation = observePing(on: target, in: center, coalescing: seamCoalescings[coalescingIndex]) { _ in
+                if starts.withLock({ starts -> Int in
+                    starts.append(clock.increment())
+                    return starts.count
+                }) == cancelAfter {
+                    reached.signal()
+                }
+            }
+            let cancelStamp = Protected(Int.max)
+            let posting = Protected(true)
+            let waited = await finishes(within: 60) {
+                _ = try? await awaitDelivery(in: center) {
+                    await onThreads(3) { thread in
+                        if thread == 2 {
+                            let delivered = reached.wait(timeout: .now() + 30) == .success
+                            observation.cancel()
+                            cancelStamp.set(clock.increment())
+                            posting.set(false)
+                            if !delivered { Issue.record("round \(round): \(cancelAfter) deliveries never came") }
+                            return
+                        }
+                        var index = 0
+                        while posting.value {
+                            SeamPing(thread * 1_000_000 + index).post(in: center)
+                            index += 1
+                        }
+                    }
+                }
+            }
+            #expect(waited, "round \(round): the wait did not end")
+            let late = starts.values.filter { $0 > cancelStamp.value }
+            #expect(late.isEmpty, "round \(round): \(late.count) calls started after cancel() returned")
+            #expect(center.typedObservations.isEmpty)
+            if !waited || !late.isEmpty { break }
+        }
+    }
 }
