@@ -191,10 +191,15 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
     // MARK: - Cancel racing posts from many threads, inside a wait
 
     /// Three threads post while a fourth cancels once the handler has run a random number of times, all inside
-    /// `awaitDelivery(in:)`: no call starts after `cancel()` returned (a logical clock orders the two), each post is
-    /// delivered at most once, and the wait ends (a dropped delivery ends it too).
+    /// `awaitDelivery(in:)`: no post made after `cancel()` returned is delivered (a logical clock orders the two), each
+    /// post is delivered at most once, and the wait ends (a dropped delivery ends it too).
+    ///
+    /// A call whose ended-flag check passed just before `cancel()` stored the flag may still begin just after
+    /// `cancel()` returns (the package calls no handler under a lock, and `cancel()` waits for no call): seen for one
+    /// call in about one run in three under ThreadSanitizer, on the posting thread and on the main actor. So late
+    /// starts are bounded by one per place a check can be in flight (each posting thread), not forbidden.
     @Test(.seeded, arguments: SeamTarget.allCases)
-    func cancelRacingPostsFromManyThreadsStartsNoCallAfterItReturns(target: SeamTarget) async {
+    func cancelRacingPostsFromManyThreadsDeliversNoLaterPost(target: SeamTarget) async {
         let rounds = TestEnvironment.scaled(normal: 12, long: 100, sanitized: 4)
         for round in 0..<rounds {
             var random = SplitMix64(seed: SplitMix64.derivedSeed(TestSeed.run, index: round))
@@ -203,11 +208,11 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
             let center = NotificationCenter()
             let place = EndingPlace(target)
             let clock = LogicalClock()
-            let starts = Recorded<(index: Int, stamp: Int)>()
+            let starts = Recorded<(index: Int, posted: Int, stamp: Int)>()
             let reachedCancelPoint = DispatchSemaphore(value: 0)
             let ending = Slot<@Sendable () -> Void>(
                 place.observe(in: center) { ping in
-                    starts.append((ping.index, clock.increment()))
+                    starts.append((ping.index, ping.stamp, clock.increment()))
                     if ping.index == cancelAfter { reachedCancelPoint.signal() }
                 })
             let cancelStamp = Protected(Int.max)
@@ -222,19 +227,23 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
                             return
                         }
                         // Thread 0's post `cancelAfter` lets the canceller go once it is delivered.
-                        for index in 0..<perThread { EndingPing(thread * 1_000 + index).post(in: center) }
+                        for index in 0..<perThread {
+                            EndingPing(thread * 1_000 + index, stamp: clock.increment()).post(in: center)
+                        }
                     }
                 }
             }
             // Lets the canceller go if the cancel point was never delivered (then the test has failed already).
             reachedCancelPoint.signal()
             #expect(waited, "round \(round): the wait did not end")
+            let postedLate = starts.values.filter { $0.posted > cancelStamp.value }
+            #expect(postedLate.isEmpty, "round \(round): \(postedLate.count) posts made after cancel() were delivered")
             let late = starts.values.filter { $0.stamp > cancelStamp.value }
-            #expect(late.isEmpty, "round \(round): \(late.count) calls started after cancel() returned")
+            #expect(late.count <= 3, "round \(round): \(late.count) calls started after cancel() returned")
             let indices = starts.values.map(\.index)
             #expect(Set(indices).count == indices.count, "round \(round): a post was delivered twice")
             ending.set(nil)
-            if !waited || !late.isEmpty { break }
+            if !waited || !postedLate.isEmpty || late.count > 3 { break }
         }
     }
 
@@ -421,10 +430,12 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
     // MARK: - Cancel racing a coalesced burst's end
 
     /// An observer coalescing on each target (`nextTurn`, or a throttle) while two threads post without a pause, cancelled on
-    /// a third once it has had a random number of deliveries: no call starts after `cancel()` returned, even one whose
-    /// burst ended while `cancel()` ran, and the wait around the posts ends.
+    /// a third once it has had a random number of deliveries: at most one call per posting thread starts after
+    /// `cancel()` returned (one whose check passed just before the flag was stored; see
+    /// ``cancelRacingPostsFromManyThreadsDeliversNoLaterPost(target:)``), and the wait around
+    /// the posts ends.
     @Test(.seeded, arguments: SeamTarget.allCases, [3, 0])
-    func cancelRacingABurstsEndStartsNoCallAfterItReturns(target: SeamTarget, coalescingIndex: Int) async {
+    func cancelRacingABurstsEndLeavesNoLateCallsOrWait(target: SeamTarget, coalescingIndex: Int) async {
         let rounds = TestEnvironment.scaled(normal: 4, long: 40, sanitized: 2)
         for round in 0..<rounds {
             var random = SplitMix64(seed: SplitMix64.derivedSeed(TestSeed.run, index: round))
@@ -464,9 +475,9 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
             }
             #expect(waited, "round \(round): the wait did not end")
             let late = starts.values.filter { $0 > cancelStamp.value }
-            #expect(late.isEmpty, "round \(round): \(late.count) calls started after cancel() returned")
+            #expect(late.count <= 2, "round \(round): \(late.count) calls started after cancel() returned")
             #expect(center.typedObservations.isEmpty)
-            if !waited || !late.isEmpty { break }
+            if !waited || late.count > 2 { break }
         }
     }
 }
