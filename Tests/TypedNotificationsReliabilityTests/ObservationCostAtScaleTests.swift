@@ -9,8 +9,11 @@ import TypedNotificationsTestSupport
 /// grows with the square of the observations (seconds at these numbers: 13 s for the first post below, 9 s for the
 /// registrations, before), not measurements: alone, in a debug build, each takes a few tenths of a second; the
 /// bounds leave room for a loaded 2-core machine running the rest of the suite at once, twenty times that under a
-/// sanitizer.
-@Suite struct ObservationCostAtScaleTests {
+/// sanitizer. They run in the opt-in long run (`TYPED_NOTIFICATIONS_LONG=1`, which CI runs in the simulated-Apple
+/// build): each holds a thread of the 2-thread cooperative pool for seconds under a sanitizer, which starves the tests
+/// running beside it in the parallel suite.
+@Suite(.enabled(if: TestEnvironment.isLongRun, "the scale tests run in the long run (TYPED_NOTIFICATIONS_LONG=1)"))
+struct ObservationCostAtScaleTests {
     static let observations = 16_000
 
     /// A bound of `milliseconds`, twenty times longer under a sanitizer, which slows the process down 5-20 times.
