@@ -21,12 +21,8 @@ import TypedNotificationsTestSupport
 /// failure prints the failing sequence's own seed, which replays just that sequence:
 /// `TYPED_NOTIFICATIONS_SEED=0x… TYPED_NOTIFICATIONS_TRACE=1 swift test --filter
 /// randomSequencesMatchTheReferenceModel`.
-///
-/// Serialized: each chunk is a long synchronous loop on a thread of the cooperative pool, which has two threads on CI;
-/// chunks run together would hold both for a minute under a sanitizer, and a test beside them whose work runs in a
-/// task (`NextNotificationTests`' posts from `Task {}`) would wait that long.
-@Suite(.capturesReports, .serialized) struct ModelBasedTests {
-    /// The sequences are split into chunks, one test case each.
+@Suite(.capturesReports) struct ModelBasedTests {
+    /// The sequences are split into chunks that Swift Testing runs in parallel.
     static let chunks = Array(0..<8)
     static let stepsPerSequence = 300
     /// Per chunk: 8 × 80 = 640 sequences normally, 8 × 2,500 = 20,000 in the long run.
