@@ -355,7 +355,7 @@ extension NotificationSequence {
             let work = DispatchWorkItem { [weak lifetime] in
                 if decided.set() { lifetime?.end() }
             }
-            DispatchQueue.global().asyncAfter(deadline: limit.dispatchDeadline, execute: work)
+            TimeLimit.timers.asyncAfter(deadline: limit.dispatchDeadline, execute: work)
             timer = work
         }
         defer { timer?.cancel() }

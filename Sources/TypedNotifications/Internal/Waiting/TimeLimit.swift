@@ -101,6 +101,11 @@ package struct TimeLimit: Sendable, Equatable {
         return current > reading ? current - reading : 0
     }
 
+    /// Where the package's timers fire: a serial queue of its own, which Dispatch runs on a thread it adds when its
+    /// global queues' threads are all busy or blocked (a private serial queue overcommits), so that a time limit or a
+    /// coalescing window ends on time whatever other work holds the global queues.
+    static let timers = DispatchQueue(label: "TypedNotifications.timers")
+
     /// When a Dispatch timer started now should fire.
     var dispatchDeadline: DispatchTime {
         dispatchDeadline(after: Self.now())
@@ -122,7 +127,7 @@ package struct TimeLimit: Sendable, Equatable {
     package func sleep() async throws {
         guard !hasPassed else { return try Task.checkCancellation() }
         let (timer, fired) = AsyncStream.makeStream(of: Never.self)
-        DispatchQueue.global().asyncAfter(deadline: dispatchDeadline) { fired.finish() }
+        Self.timers.asyncAfter(deadline: dispatchDeadline) { fired.finish() }
         for await _ in timer {}
         // Kept to here: a timer that never fires (a huge limit's) is dropped by Dispatch at once.
         withExtendedLifetime(fired) {}
