@@ -31,7 +31,7 @@ import TypedNotificationsTestSupport
     // MARK: - Random sequences
 
     @Test(arguments: chunks)
-    func randomSequencesMatchTheReferenceModel(chunk: Int) async {
+    func randomSequencesMatchTheReferenceModel(chunk: Int) {
         let center = NotificationCenter()
         if let seed = TestEnvironment.replaySeed {
             if chunk == 0 { _ = Self.run(seed: seed, on: center, trace: TestEnvironment.tracesReplay) }
@@ -42,9 +42,6 @@ import TypedNotificationsTestSupport
             let seed = SplitMix64.derivedSeed(TestEnvironment.runSeed, index: chunk * Self.sequencesPerChunk + index)
             guard let reused = Self.run(seed: seed, on: center, trace: false) else { return }
             reusedAddresses += reused
-            // Each sequence runs synchronously on a thread of the cooperative pool (two on CI): between sequences the
-            // chunk lets the other tests' jobs run, which under a sanitizer would otherwise wait a minute for it.
-            await Task.yield()
         }
         if !TestEnvironment.isAddressSanitized {
             // The sender-reuse case is exercised, not just allowed for.
