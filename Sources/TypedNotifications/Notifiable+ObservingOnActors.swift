@@ -8,7 +8,7 @@ public import Foundation
 // step and returns at once, never waiting for the actor. Either way all observers of a center on one actor see one
 // order, and never run concurrently. An observation is a post's mirror image: made on its handler's actor (the
 // caller's `#isolation`), it runs a latest-value type's kept payload before it returns; made elsewhere, it queues it.
-// See `Internal/Targets/DeliveryTarget.swift`; how a post knows it is on the main actor: `PlatformIsolation` in
+// See `Internal/Targets/DeliveryTarget.swift`; how a post knows it is on the main actor: `Platform` in
 // `Internal/Foundation/Platform.swift`.
 
 extension Notifiable {
@@ -70,7 +70,7 @@ extension Notifiable {
     ) -> NotificationToken {
         return NotificationToken(
             center.register(
-                Self.self, sender: sender, on: .mainActor, handler: .payload(PlatformIsolation.onMainActor(handler)),
+                Self.self, sender: sender, on: .mainActor, handler: .payload(Platform.onMainActor(handler)),
                 condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line),
                 isolation: isolation),
             site: ObservationSite(fileID: file, line: line)
@@ -140,7 +140,7 @@ extension Notifiable {
         return OwnerBoundObservation(
             center.register(
                 Self.self, sender: sender, owner: owner, on: .mainActor,
-                handler: .call(PlatformIsolation.onMainActor(body), takesSender: false), condition: condition?.accepts,
+                handler: .call(Platform.onMainActor(body), takesSender: false), condition: condition?.accepts,
                 coalescing: coalescing,
                 site: ObservationSite(fileID: file, line: line), isolation: isolation)
         )

@@ -144,7 +144,7 @@ extension NotificationDiagnostics {
         guard subject.postsThroughFoundation else { return }
         LockDiscipline.assertNoLockHeld("checks a type's bridging halves")
         let written = subject.userInfo(for: payload)
-        let plain = Notification(name: name, object: sender, userInfo: PlatformBridging.postable(written))
+        let plain = Notification(name: name, object: sender, userInfo: Platform.postable(written))
         let error: any Error
         do {
             _ = try subject.payload(from: plain)

@@ -97,7 +97,7 @@ import TypedNotificationsTestSupport
     /// channel ends without touching the new center's, which took its place. The probe says whether this Foundation
     /// releases them.
     @Test func newCenterAtADeadCentersAddressInheritsNothingWhateverFoundationDoes() throws {
-        #expect(CenterIdentity.foundationReleasesObserversOfDeadCenters, "Swift's Foundation releases them")
+        #expect(Platform.foundationReleasesObserversOfDeadCenters, "Swift's Foundation releases them")
         TestHooks.checksCenterIdentity = true
         defer { TestHooks.checksCenterIdentity = false }
         let calls = Counter()

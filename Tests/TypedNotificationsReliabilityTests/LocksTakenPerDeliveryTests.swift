@@ -10,7 +10,7 @@ import TypedNotificationsTestSupport
 /// with `awaitDelivery` until its queue observer has run. Each bound is the count of today's code: a change that adds
 /// a round trip fails here, and one that removes some lowers the bound.
 ///
-/// Debug builds count, per thread, the locks each thread takes (``LockRoundTrips``). Tests run in parallel, so a count
+/// Debug builds count, per thread, the locks each thread takes (``LockDiscipline/roundTripsOnThisThread``). Tests run in parallel, so a count
 /// is read only on a thread where nothing but the measured work ran between the two reads: the posting thread around
 /// its synchronous post; the main thread between two main-actor jobs queued around the delivery's; a queue's worker
 /// thread between two blocks queued around the delivery's; the awaiting task's own executor thread. Another test's job
@@ -18,7 +18,7 @@ import TypedNotificationsTestSupport
 /// process-wide test hooks' lock or the lock of `awaitDelivery(in:)`'s waits, which only add: each test keeps trying
 /// until one trial is within the bound, for at most ``patience``, so that only a count above the bound in every trial
 /// fails.
-@Suite(.enabled(if: LockRoundTrips.areCounted, "debug builds count lock round trips"))
+@Suite(.enabled(if: LockDiscipline.roundTripsAreCounted, "debug builds count lock round trips"))
 struct LocksTakenPerDeliveryTests {
     /// How long a test keeps trying: longer than the other tests' hooks and waits stay installed.
     static let patience = Duration.seconds(60)
@@ -56,9 +56,9 @@ struct LocksTakenPerDeliveryTests {
         let counts = try await Self.counts(untilAtMost: 4) { trial in
             // One synchronous stretch on this (non-main) thread: nothing else runs here between the two reads.
             let opening = Task.detached { @MainActor in marks.mark() }
-            let posterBefore = LockRoundTrips.onThisThread
+            let posterBefore = LockDiscipline.roundTripsOnThisThread
             Tick(id: trial).post(in: center)
-            let onPoster = LockRoundTrips.onThisThread - posterBefore
+            let onPoster = LockDiscipline.roundTripsOnThisThread - posterBefore
             let closing = Task.detached { @MainActor in marks.mark() }
             let handlerOrder = await calls.next()
             let (first, last) = (await opening.value, await closing.value)
@@ -97,7 +97,7 @@ struct LocksTakenPerDeliveryTests {
                 marks.mark()
             }
             let onAwaiter = try await Task(executorPreference: executor) {
-                let before = LockRoundTrips.onThisThread
+                let before = LockDiscipline.roundTripsOnThisThread
                 let thread = pthread_self()
                 try await awaitDelivery {
                     Tick(id: trial).post(in: center)
@@ -106,7 +106,7 @@ struct LocksTakenPerDeliveryTests {
                 }
                 // The executor's one thread ran every step of this task, and nothing else.
                 #expect(pthread_equal(thread, pthread_self()) != 0)
-                return LockRoundTrips.onThisThread - before
+                return LockDiscipline.roundTripsOnThisThread - before
             }.value
             queue.sync {}
             // Opening mark, handler, closing mark: counted only if one thread ran all three.
@@ -130,7 +130,7 @@ private final class MainActorMarks: Sendable {
 
     func mark() -> (order: Int, count: Int) {
         jobs += 1
-        return (jobs, LockRoundTrips.onThisThread)
+        return (jobs, LockDiscipline.roundTripsOnThisThread)
     }
 }
 
@@ -142,7 +142,7 @@ private final class ThreadMarks: @unchecked Sendable {
     private var marks: [(thread: pthread_t, count: Int)] = []
 
     func mark() {
-        let now = (thread: pthread_self(), count: LockRoundTrips.onThisThread)
+        let now = (thread: pthread_self(), count: LockDiscipline.roundTripsOnThisThread)
         lock.lock()
         defer { lock.unlock() }
         marks.append(now)

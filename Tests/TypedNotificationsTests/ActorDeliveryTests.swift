@@ -83,7 +83,7 @@ import TypedNotificationsTestSupport
         let duringPost = badge.seen
         await done.wait()
         #expect(badge.seen == [5])
-        if PlatformIsolation.mainThreadIsMainActor && onMainThread {
+        if Platform.mainThreadIsMainActor && onMainThread {
             #expect(duringPost == [5], "the main thread counts as the main actor here")
         } else {
             #expect(duringPost == [], "only the compiler's isolation counts here")

@@ -93,7 +93,7 @@ import TypedNotificationsTestSupport
     /// observers, and typed observers of a relay, read `nil`; elsewhere they read `.some(nil)`.
     @Test func nestedOptionalSomeNilComesBackSomeNil() {
         let (plain, typed) = roundTrip(MaybeMaybe.self, .some(.none))
-        let bridged: Int?? = PlatformBridging.foundationCopiesUserInfo ? .none : .some(.none)
+        let bridged: Int?? = Platform.foundationCopiesUserInfo ? .none : .some(.none)
         #expect(plain.count == 1)
         #expect((try? plain.first?.get()) == .some(bridged))
         #expect(typed == [.some(.none), bridged])

@@ -503,7 +503,7 @@ extension PlainNotificationCenterInteropTests {
         for (index, userInfo) in values.enumerated() {
             #expect(userInfo["legacyCount"] == index + 1)
             let extra = userInfo.keys.filter { $0 != "legacyCount" }
-            if PlatformBridging.foundationCopiesUserInfo && index == 1 {
+            if Platform.foundationCopiesUserInfo && index == 1 {
                 #expect(extra == [Notification.typedPostKey])
             } else {
                 #expect(extra.isEmpty, "plain observers read exactly what userInfo(for:) wrote")

@@ -58,14 +58,14 @@ import TypedNotificationsTestSupport
         // One object on Apple platforms; a new wrapper each time on Linux.
         let first = DispatchQueue.main
         let second = DispatchQueue.main
-        #expect(PlatformQueues.isMain(first))
-        #expect(PlatformQueues.isMain(second))
+        #expect(Platform.isMainQueue(first))
+        #expect(Platform.isMainQueue(second))
     }
 
     @Test func otherQueuesAreNotTheMainQueue() {
-        #expect(!PlatformQueues.isMain(DispatchQueue(label: "com.apple.main-thread")))
-        #expect(!PlatformQueues.isMain(DispatchQueue(label: "PlatformTests.targetsMain", target: .main)))
-        #expect(!PlatformQueues.isMain(.global()))
+        #expect(!Platform.isMainQueue(DispatchQueue(label: "com.apple.main-thread")))
+        #expect(!Platform.isMainQueue(DispatchQueue(label: "PlatformTests.targetsMain", target: .main)))
+        #expect(!Platform.isMainQueue(.global()))
     }
 
     // MARK: - Main-actor handlers
@@ -77,14 +77,14 @@ import TypedNotificationsTestSupport
     /// actor, which only a missing check allows.
     @Test func mainActorHandlerIsCalledWithoutARuntimeCheckWhereTheMainThreadIsTheMainActor() async {
         let calls = Recorded<Int>()
-        let handler = PlatformIsolation.onMainActor { (value: Int) in calls.append(value) }
+        let handler = Platform.onMainActor { (value: Int) in calls.append(value) }
         await Task.detached { handler(1) }.value
         #expect(calls.values == [1])
     }
     #endif
 
     @Test func mainThreadCountsAsTheMainActorOnlyWhereItIsIt() {
-        #expect(PlatformIsolation.mainThreadIsMainActor == Self.takesAppleBranches)
+        #expect(Platform.mainThreadIsMainActor == Self.takesAppleBranches)
     }
 
     // MARK: - Autorelease pools

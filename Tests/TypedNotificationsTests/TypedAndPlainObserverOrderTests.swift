@@ -239,7 +239,7 @@ extension TypedAndPlainObserverOrderTests {
         token = Relayed.observe(from: sender, in: center) { received.append($0.id) }
         let second = plainObserverFirst ? nil : transformer()
         Relayed(id: 1).post(from: sender, in: center)
-        if PlatformBridging.foundationCopiesUserInfo && keepsMark {
+        if Platform.foundationCopiesUserInfo && keepsMark {
             // Swift's Foundation calls the observers of one name in hash order, so which of the transformer and the
             // package's observer runs first differs between processes: when the transformer does, its re-post is taken
             // for the post, and the original arrives once more instead of the new payload, as documented.

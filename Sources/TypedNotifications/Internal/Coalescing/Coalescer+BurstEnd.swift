@@ -8,7 +8,7 @@ extension Coalescer {
     /// the compiler does not know it), or else on the global executor.
     static func endContext(of isolation: (any Actor)?) -> (any Actor)? {
         if let isolation { return isolation }
-        return PlatformIsolation.isMainActor(nil) ? MainActor.shared : nil
+        return Platform.isMainActor(nil) ? MainActor.shared : nil
     }
 
     /// Schedules the end of `burst`: its delay on a timer, then a job on its context. Detached, so that the burst's

@@ -63,7 +63,7 @@ enum FoundationBridge {
     ) {
         LockDiscipline.assertNoLockHeld("posts")
         guard observed else {
-            center.post(name: name, object: sender, userInfo: PlatformBridging.postable(userInfo))
+            center.post(name: name, object: sender, userInfo: Platform.postable(userInfo))
             return
         }
         var record = PostRecord(
@@ -74,12 +74,12 @@ enum FoundationBridge {
             previous: tn_post_frame()
         )
         if var userInfo = consume userInfo {
-            if PlatformBridging.foundationCopiesUserInfo {
+            if Platform.foundationCopiesUserInfo {
                 let mark = Int(truncatingIfNeeded: nextMark.add(1))
                 userInfo[Notification.typedPostKey] = mark
                 record.mark = mark
             }
-            record.userInfo = PlatformBridging.postable(userInfo)
+            record.userInfo = Platform.postable(userInfo)
         }
         withUnsafeMutablePointer(to: &record) { record in
             tn_set_post_frame(record)
@@ -133,10 +133,23 @@ enum FoundationBridge {
         return false
     }
 
+    /// Whether two dictionaries are the very same, not equal ones: a `Dictionary` is one reference to its storage, so
+    /// equal bit patterns mean the same storage (kept alive by its `PostRecord`, so its address is not reused).
+    static func hasSameStorage(_ lhs: [AnyHashable: Any], _ rhs: [AnyHashable: Any]) -> Bool {
+        withUnsafeBytes(of: lhs) { left in
+            withUnsafeBytes(of: rhs) { right in
+                // One word: compared as one load and one comparison, not byte by byte (every observed post makes it;
+                // see `PostRecord`).
+                guard left.count == MemoryLayout<UInt>.size else { return left.elementsEqual(right) }
+                return left.load(as: UInt.self) == right.load(as: UInt.self)
+            }
+        }
+    }
+
     /// One typed post in Foundation, on the posting thread's stack; `tn_post_frame()` points at the innermost, and
     /// only that thread reads or writes it. On the stack, so that recognising a post allocates nothing,
     /// and found through a C thread-local, one load, where `Thread.current.threadDictionary` would cost a dictionary
-    /// lookup on every post. With the one-word storage comparison (``StorageIdentity``), this is what the
+    /// lookup on every post. With the one-word storage comparison (``hasSameStorage(_:_:)``), this is what the
     /// first-observer row of the Performance article's instruction table pays to recognise the post.
     private struct PostRecord {
         let subject: ObjectIdentifier
@@ -172,24 +185,9 @@ enum FoundationBridge {
                 return true
             case (let posted?, let received?):
                 if let mark { return received[Notification.typedPostKey] as? Int == mark }
-                return StorageIdentity.same(posted, received)
+                return FoundationBridge.hasSameStorage(posted, received)
             default:
                 return false
-            }
-        }
-    }
-}
-
-/// Whether two dictionaries are the very same, not equal ones: a `Dictionary` is one reference to its storage, so
-/// equal bit patterns mean the same storage (kept alive by its `PostRecord`, so its address is not reused).
-enum StorageIdentity {
-    static func same(_ lhs: [AnyHashable: Any], _ rhs: [AnyHashable: Any]) -> Bool {
-        withUnsafeBytes(of: lhs) { left in
-            withUnsafeBytes(of: rhs) { right in
-                // One word: compared as one load and one comparison, not byte by byte (every observed post makes it;
-                // see `PostRecord`).
-                guard left.count == MemoryLayout<UInt>.size else { return left.elementsEqual(right) }
-                return left.load(as: UInt.self) == right.load(as: UInt.self)
             }
         }
     }

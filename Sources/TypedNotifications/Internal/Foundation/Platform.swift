@@ -53,9 +53,13 @@ struct FoundationObserverToken {
     }
 }
 
+/// What differs between Apple platforms and the others, in one namespace (see the comment above).
+@usableFromInline
+enum Platform {}
+
 // MARK: - userInfo as observers receive it
 
-enum PlatformBridging {
+extension Platform {
     /// The `userInfo` that the package hands to `NotificationCenter.post(name:object:userInfo:)`.
     ///
     /// On Apple platforms Foundation bridges it to `NSDictionary` and observers read it back as a dictionary that may
@@ -102,8 +106,7 @@ enum PlatformBridging {
 /// simulated-Apple build) also on the main thread, which *is* the main actor there (UIKit and AppKit callbacks,
 /// observers registered with `queue: .main`). On Linux the main thread proves nothing: main-actor jobs may run
 /// elsewhere.
-@usableFromInline
-enum PlatformIsolation {
+extension Platform {
     /// Whether the main thread counts as the main actor on this platform.
     package static var mainThreadIsMainActor: Bool {
         #if canImport(Darwin) || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
@@ -159,7 +162,7 @@ enum PlatformIsolation {
 
 // MARK: - userInfo on its way to observers (probed)
 
-extension PlatformBridging {
+extension Platform {
     /// Whether observers receive a copy of a post's `userInfo` rather than the dictionary posted, probed once per
     /// process on a center of the package's own. Swift's Foundation hands it over as it is; so does Apple's, whose
     /// bridging adopts a Swift dictionary's native storage on the way back. The simulated-Apple build copies it
@@ -173,7 +176,7 @@ extension PlatformBridging {
         nonisolated(unsafe) let posted: [AnyHashable: Any] = [Notification.typedPayloadKey: 0]
         let sameStorage = Locked<Bool?>(nil)
         let observer = center.addObserver(forName: name, object: nil, queue: nil) { notification in
-            let same = notification.userInfo.map { StorageIdentity.same(posted, $0) } ?? false
+            let same = notification.userInfo.map { FoundationBridge.hasSameStorage(posted, $0) } ?? false
             sameStorage.withLock { $0 = same }
         }
         center.post(name: name, object: nil, userInfo: postable(posted))
@@ -193,10 +196,10 @@ extension PlatformBridging {
 /// address never finds the dead one's observers. Not checked always: loading the weak reference retains and
 /// releases the center, two atomic operations in every lookup of a channel, which observing, cancelling and posting
 /// each make (the observe-cancel and post-1 rows of the Performance article's instruction table).
-enum CenterIdentity {
+extension Platform {
     /// Whether lookups load the weak reference; `false` where Foundation releases a dead center's observers.
     @usableFromInline
-    static var isChecked: Bool {
+    static var checksCenterIdentity: Bool {
         #if DEBUG
         if TestHooks.checksCenterIdentity { return true }
         #endif
@@ -206,10 +209,10 @@ enum CenterIdentity {
     /// Probed when the registry is made (``ObserverRegistry/shared``), never under its lock.
     static let foundationReleasesObserversOfDeadCenters: Bool = {
         LockDiscipline.assertNoLockHeld("probes Foundation")
-        weak var probe: Probe?
-        // A center with an observer whose block holds the probe, let go without removing the observer.
+        weak var probe: Locked<Void>?
+        // A center with an observer whose block holds the probe (any object), let go without removing the observer.
         func observeAndDrop() {
-            let held = Probe()
+            let held = Locked(())
             probe = held
             _ = NotificationCenter().addObserver(forName: .init("TypedNotifications.probe"), object: nil, queue: nil) {
                 _ in withExtendedLifetime(held) {}
@@ -219,8 +222,6 @@ enum CenterIdentity {
         withAutoreleasePool(observeAndDrop)
         return probe == nil
     }()
-
-    private final class Probe: Sendable {}
 }
 
 // MARK: - Autorelease pools
@@ -237,13 +238,13 @@ func withAutoreleasePool<Result>(_ body: () throws -> Result) rethrows -> Result
 
 // MARK: - The main queue
 
-enum PlatformQueues {
+extension Platform {
     /// Whether `queue` is the main queue: the very object `DispatchQueue.main` returns, which is always the same one
     /// on Apple platforms; or, where Swift's Dispatch makes a new wrapper each time `DispatchQueue.main` is read (on
     /// Linux), a wrapper of it, told by a queue-specific value the package sets on it once (never by its label, which
     /// any queue may take). The same code on every platform: the value is read from `queue` itself, never from a
     /// queue it targets, so a queue that merely targets the main queue is not it.
-    static func isMain(_ queue: DispatchQueue) -> Bool {
+    static func isMainQueue(_ queue: DispatchQueue) -> Bool {
         queue === DispatchQueue.main || queue.getSpecific(key: mainKey) == true
     }
 
@@ -254,8 +255,7 @@ enum PlatformQueues {
         return key
     }()
 
-    /// The identity the main queue's delivery target is found by, whatever wrapper object the observer passed.
-    static let mainQueueIdentity = ObjectIdentifier(MainQueueIdentity.self)
-
-    private enum MainQueueIdentity {}
+    /// The identity the main queue's delivery target is found by, whatever wrapper object the observer passed: a
+    /// metatype's, static metadata that no object's address can equal.
+    static let mainQueueIdentity = ObjectIdentifier(Platform.self)
 }

@@ -32,7 +32,7 @@ extension Subscription {
         guard let rest, let coalescing = rest.coalescing, let bursts = rest.bursts else { return .gathered }
         var checksOwner = false
         if isOwnerBound {
-            if ownerLoadsAnywhere || PlatformIsolation.isMainActor(isolation) {
+            if ownerLoadsAnywhere || Platform.isMainActor(isolation) {
                 if loadOwner() == nil {
                     cancel()
                     return .gathered

@@ -62,7 +62,7 @@ extension ObserverRegistry {
 
         init(isolation: (any Actor)?) {
             self.isolation = PendingDeliveries.isolation(of: isolation)
-            onMainActor = PlatformIsolation.isMainActor(self.isolation)
+            onMainActor = Platform.isMainActor(self.isolation)
         }
 
         func enqueue(

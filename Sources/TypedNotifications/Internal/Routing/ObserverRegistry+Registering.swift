@@ -26,14 +26,14 @@ extension ObserverRegistry {
         var replay: (() -> Void)?
         var sweeps = false
         // Whether this registration may load main-actor owners in its sweep; asked before the lock, as below.
-        let onMainActor = PlatformIsolation.isMainActor(isolation)
+        let onMainActor = Platform.isMainActor(isolation)
         // Asked here, not under the lock: without an isolation it calls Foundation (`Thread.isMainThread`). An actor
         // is compared by identity only: the caller runs on `isolation`, so it is alive, and the observed actor is
         // the one the caller passed in.
         var startsOnTarget = false
         if let executor, subject is any LatestValueNotifiable.Type {
             switch executor {
-            case .mainActor: startsOnTarget = PlatformIsolation.isMainActor(isolation)
+            case .mainActor: startsOnTarget = Platform.isMainActor(isolation)
             case .actor(let actor): startsOnTarget = isolation.map { ObjectIdentifier($0) == actor.id } ?? false
             case .dispatch, .operation: break
             }
@@ -184,7 +184,7 @@ extension ObserverRegistry {
     /// can run the owner's `deinit`, which may cancel a token), and those of main-actor and main-queue observers only
     /// on the main actor (see ``AnySubscription``): off it, one sweep of those is scheduled on the main actor, unless
     /// one is already, so that they are cleared even where nothing is delivered on the main actor.
-    func sweepEndedOwners(of channel: AnyChannel, onMainActor: Bool = PlatformIsolation.isMainActor(nil)) {
+    func sweepEndedOwners(of channel: AnyChannel, onMainActor: Bool = Platform.isMainActor(nil)) {
         let (candidates, schedules) = state.withLock { _ in
             var candidates: [AnySubscription] = []
             var skipped = false

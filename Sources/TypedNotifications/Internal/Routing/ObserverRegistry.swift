@@ -18,7 +18,7 @@ public import Foundation
 /// Under the lock a channel is found by its center's identity, never by loading a weak reference the caller does not
 /// hold: the load makes a strong reference, and releasing the last one would deallocate the center (running whatever
 /// its observers captured) under the lock. A new center at a dead one's address cannot find the dead one's channel:
-/// it is dropped while the dead center is deallocated, before the memory can be reused (see ``CenterIdentity``).
+/// it is dropped while the dead center is deallocated, before the memory can be reused (see ``Platform/checksCenterIdentity``).
 ///
 /// Only the registry's bookkeeping runs under the lock. Foundation observers are added before a channel is published
 /// and removed after it is dropped, outside it; ended observers and replaced latest posts are released outside it
@@ -104,7 +104,7 @@ final class ObserverRegistry: Sendable {
     private init() {
         state = Locked(State(records: records))
         // Foundation is probed here, on the first use of the registry, outside its lock: lookups under the lock ask.
-        _ = CenterIdentity.foundationReleasesObserversOfDeadCenters
+        _ = Platform.foundationReleasesObserversOfDeadCenters
     }
 
     // MARK: - Posting

@@ -21,7 +21,7 @@ final class TypeRecord: @unchecked Sendable {
     /// instruction table), where the lock already makes each access exclusive.
     @exclusivity(unchecked) private var channels: [ObjectIdentifier: AnyChannel] = [:]
     /// Channels of dead centers whose identity a new center's channel took. Only where Foundation keeps a dead
-    /// center's observers (``CenterIdentity/isChecked``): elsewhere a dead center's channels are dropped before its
+    /// center's observers (``Platform/checksCenterIdentity``): elsewhere a dead center's channels are dropped before its
     /// memory can be reused. Kept until their bridges end, which ends their observers
     /// (``ObserverRegistry/bridgeEnded(_:)``).
     private var superseded: [AnyChannel] = []
@@ -55,13 +55,13 @@ final class TypeRecord: @unchecked Sendable {
     }
     #endif
 
-    /// The channel of `center`, which the caller holds; never a dead center's at the same address (``CenterIdentity``).
+    /// The channel of `center`, which the caller holds; never a dead center's at the same address (``Platform/checksCenterIdentity``).
     /// Where identity is not enough, the weak reference is loaded too, only on an identity match: it is then `center`
     /// itself, so releasing the load cannot deallocate it under the lock, or `nil` for a dead center's channel.
     /// Only under the lock.
     func channel(in center: NotificationCenter) -> AnyChannel? {
         guard let channel = channels[ObjectIdentifier(center)] else { return nil }
-        return !CenterIdentity.isChecked || channel.center === center ? channel : nil
+        return !Platform.checksCenterIdentity || channel.center === center ? channel : nil
     }
 
     /// Publishes `channel`, made for a center that ``channel(in:)`` found none for: one found under its identity is

@@ -31,7 +31,7 @@ package enum TestHooks {
     }
 
     /// While set, lookups check a channel's center itself, as where Foundation keeps a dead center's observers (see
-    /// ``CenterIdentity``); for the test that simulates such a Foundation.
+    /// ``Platform/checksCenterIdentity``); for the test that simulates such a Foundation.
     private static let centerChecks = AtomicWord.make()
 
     package static var checksCenterIdentity: Bool {

@@ -75,7 +75,6 @@ package final class Locked<State>: @unchecked Sendable {
         }
         #endif
         LockDiscipline.didLock()
-        LockRoundTrips.didLock()
         defer {
             LockDiscipline.willUnlock()
             #if canImport(Darwin)
@@ -101,14 +100,21 @@ package final class Locked<State>: @unchecked Sendable {
     #endif
 }
 
-/// Counts, per thread, the package's locks held, so that debug builds can assert that the package never calls
-/// Foundation or user code while holding one: Apple's `NotificationCenter` may hold a lock of its own while it calls
-/// observers, and calling it under one of ours could then deadlock.
-enum LockDiscipline {
+/// Counts, per thread, in debug builds, the package's locks held, so that debug builds can assert that the package
+/// never calls Foundation or user code while holding one (Apple's `NotificationCenter` may hold a lock of its own while
+/// it calls observers, and calling it under one of ours could then deadlock); and the times they are taken, so that a
+/// test can bound the lock round trips of one delivery (`LocksTakenPerDeliveryTests`): a change that adds one fails it.
+/// Nothing in release builds.
+///
+/// The round trips are counted per thread, not by one process-wide atomic: tests run in parallel, and a count on one
+/// thread between two points where only the measured work ran there is exact. In a `pthread` key's slot (the count as
+/// the pointer's bits), which every platform has, rather than one more C thread-local.
+package enum LockDiscipline {
     @inline(__always)
     static func didLock() {
         #if DEBUG
         tn_thread_lock_depth_add(1)
+        pthread_setspecific(roundTripsKey, UnsafeRawPointer(bitPattern: roundTripsOnThisThread &+ 1))
         #endif
     }
 
@@ -135,17 +141,9 @@ enum LockDiscipline {
         0
         #endif
     }
-}
 
-/// Counts, per thread, the times the package's locks are taken, in debug builds, so that a test can bound the lock
-/// round trips of one delivery (`LocksTakenPerDeliveryTests`): a change that adds one fails it. Nothing in release builds.
-///
-/// Per thread, not one process-wide atomic: tests run in parallel, and a count on one thread between two points where
-/// only the measured work ran there is exact. In a `pthread` key's slot (the count as the pointer's bits), which every
-/// platform has, rather than one more C thread-local.
-package enum LockRoundTrips {
-    /// Whether the locks are counted (debug builds).
-    package static var areCounted: Bool {
+    /// Whether the round trips are counted (debug builds).
+    package static var roundTripsAreCounted: Bool {
         #if DEBUG
         true
         #else
@@ -153,28 +151,21 @@ package enum LockRoundTrips {
         #endif
     }
 
+    /// How many times the calling thread has taken one of the package's locks so far (always 0 outside debug builds).
+    package static var roundTripsOnThisThread: Int {
+        #if DEBUG
+        Int(bitPattern: pthread_getspecific(roundTripsKey))
+        #else
+        0
+        #endif
+    }
+
     #if DEBUG
-    private static let key: pthread_key_t = {
+    private static let roundTripsKey: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
         precondition(status == 0, "pthread_key_create failed: \(status)")
         return key
     }()
     #endif
-
-    @inline(__always)
-    static func didLock() {
-        #if DEBUG
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: onThisThread &+ 1))
-        #endif
-    }
-
-    /// How many times the calling thread has taken one of the package's locks so far (always 0 outside debug builds).
-    package static var onThisThread: Int {
-        #if DEBUG
-        Int(bitPattern: pthread_getspecific(key))
-        #else
-        0
-        #endif
-    }
 }

@@ -8,7 +8,7 @@ extension DeliveryTarget {
     /// task. The main actor's drain is a block on the main queue, which is the main actor's executor on every platform
     /// (its jobs and these blocks share one FIFO), and costs about 2,400 instructions less than a task per delivery
     /// (the main-actor-1 row of the Performance article's instruction table); its handlers were made for the main
-    /// actor by `PlatformIsolation.onMainActor`.
+    /// actor by `Platform.onMainActor`.
     func schedule() {
         switch executor {
         case .mainActor:

@@ -163,7 +163,7 @@ final class DeliveryTarget: Sendable {
             case .mainActor: nil
             case .actor(let actor): actor.id
             case .dispatch(let queue):
-                PlatformQueues.isMain(queue) ? PlatformQueues.mainQueueIdentity : ObjectIdentifier(queue)
+                Platform.isMainQueue(queue) ? Platform.mainQueueIdentity : ObjectIdentifier(queue)
             case .operation(let queue): ObjectIdentifier(queue)
             }
         key = Key(center: center, executor: id)
@@ -174,7 +174,7 @@ final class DeliveryTarget: Sendable {
         switch executor {
         case .mainActor: true
         case .actor: false
-        case .dispatch(let queue): PlatformQueues.isMain(queue)
+        case .dispatch(let queue): Platform.isMainQueue(queue)
         case .operation(let queue): queue === OperationQueue.main
         }
     }
@@ -186,7 +186,7 @@ final class DeliveryTarget: Sendable {
         case (.mainActor, .mainActor): true
         case (.actor(let mine), .actor(let theirs)): mine.id == theirs.id && mine.actor === theirs.actor
         case (.dispatch(let mine), .dispatch(let theirs)):
-            mine === theirs || (PlatformQueues.isMain(mine) && PlatformQueues.isMain(theirs))
+            mine === theirs || (Platform.isMainQueue(mine) && Platform.isMainQueue(theirs))
         case (.operation(let mine), .operation(let theirs)): mine === theirs
         default: false
         }
@@ -196,7 +196,7 @@ final class DeliveryTarget: Sendable {
     @usableFromInline
     func isCurrent(_ isolation: (any Actor)?) -> Bool {
         switch executor {
-        case .mainActor: PlatformIsolation.isMainActor(isolation)
+        case .mainActor: Platform.isMainActor(isolation)
         case .actor(let target):
             // Loaded only when the identity is the caller's actor, which the caller holds.
             isolation.map { ObjectIdentifier($0) == target.id && target.actor === $0 } ?? false
