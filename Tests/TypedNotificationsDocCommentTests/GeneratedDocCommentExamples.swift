@@ -42,6 +42,7 @@ import TypedNotifications
 import TypedNotificationsTesting
 import TypedSystemNotifications
 import XCTest
+
 #if canImport(Combine)
 import Combine
 import TypedNotifications

@@ -131,8 +131,8 @@ import TypedNotificationsTestSupport
         let secondAsync = center.register(
             NumberPosted.self, sender: nil, on: nil, handler: asyncHandler(), site: site(), kind: .async)
         #expect(main.target != nil && firstAsync.target == nil && secondAsync.target == nil)
-        #expect(firstAsync.rest != nil && secondAsync.rest != nil, "an async observer has no queue of its own")
-        if case .queued(let first) = firstAsync.rest?.handler, case .queued(let second) = secondAsync.rest?.handler {
+        #expect(firstAsync.route != nil && secondAsync.route != nil, "an async observer has no queue of its own")
+        if let first = firstAsync.route?.queue, let second = secondAsync.route?.queue {
             #expect(first !== second, "two async observers share a queue")
         } else {
             Issue.record("an async observer is not queued")

@@ -8,7 +8,7 @@ public import Foundation
 ///
 /// **Weak loads.** No weak reference is loaded under a package lock: loading makes a strong reference, and if the other
 /// holders let go meanwhile, `deinit` would run under the lock. The sender filter is loaded only if the post's sender
-/// (held by the poster) has its identity (``senderID``). The owner (``Subscription/Rest``) is loaded only outside
+/// (held by the poster) has its identity (``senderID``). The owner (``Subscription/Route``) is loaded only outside
 /// locks, and for a main-actor or main-queue observer only on the main actor, so that the package never becomes the
 /// last holder of a main-actor object on another thread.
 ///
@@ -35,8 +35,11 @@ class AnySubscription: @unchecked Sendable {
     private var endedFlag: UInt8 = 0
     @usableFromInline
     let isOwnerBound: Bool
-    /// What a post queues on the observer's ``target``.
-    let queueing: Queueing
+    /// Whether posts gather in bursts of this observation's own first (its `coalescing:` option), whose end delivers
+    /// one payload: on a target, its post goes through ``receive(_:from:isolation:context:)``.
+    let coalesces: Bool
+    /// Whether the handler takes the post's sender, so that a queued delivery keeps it.
+    let takesSender: Bool
     let kind: TypedObservation.Delivery
     /// The deliveries for this observer waiting in its target's queue (see ``DeliveryTarget/Tally``); only under the
     /// target's lock.
@@ -64,12 +67,14 @@ class AnySubscription: @unchecked Sendable {
         sender: AnyObject?,
         isOwnerBound: Bool,
         target: DeliveryTarget?,
-        queueing: Queueing,
+        coalesces: Bool,
+        takesSender: Bool,
         site: ObservationSite,
         kind: TypedObservation.Delivery
     ) {
         self.channel = channel
-        self.queueing = queueing
+        self.coalesces = coalesces
+        self.takesSender = takesSender
         self.site = site
         self.kind = kind
         self.sender = sender
@@ -149,28 +154,18 @@ class AnySubscription: @unchecked Sendable {
     func reportDecodingFailure(_ error: any Error, from postSender: AnyObject?) {}
 
     /// Runs a delivery that waited for this observer's target, if the observation is still active; on the target.
-    func runQueued(_ payload: AnyObject, sender: AnyObject?) {}
+    func runQueued(_ entry: DeliveryTarget.Entry) {}
 
-    /// Hands a post to an observer that coalesces what it receives on a target (``Queueing/burst``), on the posting
-    /// thread, as ``DeliveryTarget/dispatch`` meets it: its bursts take the post first. Returns what the post queues
-    /// for it on the target in the post's order: a throttle's first post of a quiet period, or a check of a main-actor
-    /// owner, which only the target may load; usually nothing.
-    func gather(
-        _ payload: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?
+    /// A post to an observer that coalesces on a target (``coalesces``), as ``DeliveryTarget/dispatch`` meets it on
+    /// the posting thread: its route's first stages (``Subscription/receive(_:boxed:from:isolation:isPost:context:)``).
+    /// Returns what the post queues for it on the target in the post's order: a throttle's first post of a quiet
+    /// period, or a check of a main-actor owner, which only the target may load; usually nothing.
+    func receive(
+        _ boxed: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?, context: PostContext
     ) -> DeliveryTarget.Entry? { nil }
 
     /// Called once the observation ended, outside every lock: drops what is queued for it; its own queue finishes.
     func didEnd() {}
-}
-
-/// What a post queues on an observer's target: the payload (with the post's sender, for a handler that takes it), or
-/// nothing yet, for an observer that gathers what it receives in bursts of its own first (its `coalescing:` option),
-/// whose end queues one delivery (see `Subscription.deliverBurst`). Unused without a target.
-@usableFromInline
-enum Queueing: UInt8 {
-    case payload
-    case payloadAndSender
-    case burst
 }
 
 /// Where an observation was made: the observing call's `#fileID` literal, by address, and its `#line`.

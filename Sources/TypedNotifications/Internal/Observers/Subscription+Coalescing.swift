@@ -1,12 +1,12 @@
 import Foundation
 
 // An observer's own coalescing (its `coalescing:` option): what it receives gathers in bursts of its own, in a table
-// of its own (a `Coalescer`), handed to it on the posting thread (by its target's `dispatch`, `Queueing.burst`); a
+// of its own (a `Coalescer`), handed to it on the posting thread (by its target's `dispatch`, `AnySubscription.coalesces`); a
 // burst's end queues one delivery on the observer's target, in that target's one order with its other observers, or
 // runs it on the posting thread. The table's next burst is scheduled only once that delivery has run, so at most one
 // delivery waits for the observer wherever it waits.
 
-/// What a post did with an observer's own coalescing (``Subscription/coalesce(_:from:isolation:)``).
+/// What a post did with an observer's own coalescing (``Subscription/coalesce(_:from:isolation:into:context:)``).
 enum CoalescingOutcome {
     /// It joined or began a burst, delivered at the burst's end.
     case gathered
@@ -24,12 +24,17 @@ final class OwnerCheck: Sendable {
 }
 
 extension Subscription {
-    /// Takes a post into this observation's own coalescing (``Rest/coalescing``), after its sender filter: an owner
+    /// A post's stage in this observation's own coalescing (``Route/coalescing``), after its sender filter: an owner
     /// found dead ends the observation now, where it may be loaded here (a main-actor owner on the main actor; else a
     /// check is queued on its target, once at a time); the condition is judged when the burst is delivered, where
     /// the handler runs.
-    func coalesce(_ payload: Payload, from postSender: AnyObject?, isolation: (any Actor)?) -> CoalescingOutcome {
-        guard let rest, let coalescing = rest.coalescing, let bursts = rest.bursts else { return .gathered }
+    func coalesce(
+        _ payload: Payload,
+        from postSender: AnyObject?,
+        isolation: (any Actor)?,
+        into coalescing: (NotificationCoalescing<Payload>, bursts: Coalescer),
+        context: PostContext
+    ) -> CoalescingOutcome {
         var checksOwner = false
         if isOwnerBound {
             if ownerLoadsAnywhere || Platform.isMainActor(isolation) {
@@ -37,35 +42,13 @@ extension Subscription {
                     cancel()
                     return .gathered
                 }
-            } else if rest.ownerCheckQueued?.set() == true {
+            } else if route?.ownerCheckQueued?.set() == true {
                 checksOwner = true
             }
         }
-        if let done = gather(payload, from: postSender, isolation: isolation, coalescing: coalescing, into: bursts) {
-            rest.ownerCheckQueued?.store(0)  // the delivery checks the owner
-            return .leads(done)
-        }
-        return checksOwner ? .checksOwner : .gathered
-    }
-
-    /// Runs a queued ``OwnerCheck`` on the target: a dead owner ends the observation.
-    func checkOwner() {
-        rest?.ownerCheckQueued?.store(0)
-        if loadOwner() == nil { cancel() }
-    }
-
-    /// Adds a post to this observation's own burst (``Rest/coalescing``); the burst ends on the observer's actor (the
-    /// main actor or its actor), or else on the context of the post that began it (`isolation`), as a poster's does,
-    /// and is then delivered by ``deliverBurst(_:from:on:)``. Returns the ``Coalescer/DeliveryDone`` of a throttle's
-    /// first post of a quiet period, which the caller delivers now.
-    func gather(
-        _ payload: Event.Payload,
-        from postSender: AnyObject?,
-        isolation: (any Actor)?,
-        coalescing: NotificationCoalescing<Payload>,
-        into bursts: Coalescer
-    ) -> Coalescer.DeliveryDone? {
-        let context: (any Actor)? =
+        // The burst ends on the observer's actor (the main actor or its actor), or else on the context of the post
+        // that began it, as a poster's does, and is then delivered by `deliverBurst`.
+        let endContext: (any Actor)? =
             switch target?.executor {
             case .mainActor: MainActor.shared
             case .actor(let actor): actor.actor
@@ -73,29 +56,34 @@ extension Subscription {
             }
         // An `async` handler's own posts to itself are not waited for from its task (see `awaitDelivery`): its next
         // burst is delivered only after the handler returns, so the wait would be for itself.
-        var pending = PendingDeliveries.current?.waitsOnly
-        if case .queued(let queue) = rest?.handler { pending = pending?.attached(excludingDrainOf: queue) }
-        return bursts.gather(
-            payload, of: Event.self, from: postSender, in: channel.centerID, coalescing: coalescing, context: context,
-            pending: pending
+        var pending = context.pending?.waitsOnly
+        if let queue = route?.queue { pending = pending?.attached(excludingDrainOf: queue) }
+        let lead = coalescing.bursts.gather(
+            payload, of: Event.self, from: postSender, in: channel.centerID, coalescing: coalescing.0,
+            context: endContext, pending: pending
         ) { [weak self] payload, sender, context in
             self?.deliverBurst(payload, from: sender, on: context)
         }
+        if let lead {
+            route?.ownerCheckQueued?.store(0)  // the delivery checks the owner
+            return .leads(lead)
+        }
+        return checksOwner ? .checksOwner : .gathered
     }
 
-    /// Delivers a burst's payload to this observation as a post made on `context` would be, without coalescing: queued
-    /// on its target or its own queue, or run now with the checks a queued delivery makes. The observation may have
-    /// ended since the burst was taken (its merge is user code): then nothing is queued, or what was is dropped.
+    /// Runs a queued ``OwnerCheck`` on the target: a dead owner ends the observation.
+    func checkOwner() {
+        route?.ownerCheckQueued?.store(0)
+        if loadOwner() == nil { cancel() }
+    }
+
+    /// Delivers a burst's payload, on the actor it ended on (`context`), through the rest of the route, as a post made
+    /// there would be: queued on the target, appended to the observer's own queue, or run now with the checks a queued
+    /// delivery makes. The observation may have ended since the burst was taken (its merge is user code): then nothing
+    /// is queued, or what was is dropped.
     func deliverBurst(_ payload: Payload, from sender: AnyObject?, on context: (any Actor)?) {
-        if case .queued(let queue) = rest?.handler { return append(payload, to: queue) }
-        guard let target else {
-            guard let owner = admissionOnTarget(of: payload) else { return }
-            return run(payload, sender: sender, owner: owner)
-        }
-        guard !hasEnded else { return }
-        let entry = DeliveryTarget.Entry(
-            subscription: self, payload: BoxedPayload(payload), sender: takesSender ? sender : nil,
-            pending: PendingDeliveries.current)
+        let entry = receive(payload, boxed: nil, from: sender, isolation: context, isPost: false, context: .current)
+        guard let entry, let target else { return }
         target.queue(CollectionOfOne(entry), isCurrent: target.isCurrent(context))
     }
 }

@@ -14,10 +14,10 @@ extension ObserverRegistry {
         from sender: AnyObject?,
         in center: NotificationCenter,
         isolation: (any Actor)?
-    ) -> Route {
+    ) -> PostPlan {
         let post = LatestPost(BoxedPayload(payload), from: sender)
-        let queue = QueueingContext(isolation: isolation)
-        var route: Route?
+        let (isolation, onMainActor, context) = Self.queueingContext(isolation)
+        var route: PostPlan?
         var replaced: LatestPost?
         withChannel(
             of: ObjectIdentifier(subject),
@@ -25,8 +25,10 @@ extension ObserverRegistry {
             cacheName: { cacheName(of: subject) },
             makeChannel: { name in Channel<Event>.bridged(on: center, name: name) },
             body: { _, channel in
-                var kept = Route(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
-                kept.queuedPosts = queue.enqueue(post.payload, to: kept.snapshot.subscriptions, from: sender)
+                var kept = PostPlan(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
+                kept.queuedPosts = DeliveryTarget.enqueueInLatestOrder(
+                    post.payload, to: kept.snapshot.subscriptions, from: sender, isolation: isolation,
+                    onMainActor: onMainActor, context: context)
                 route = kept
                 replaced = channel.latest
                 channel.latest = post
@@ -41,37 +43,27 @@ extension ObserverRegistry {
     func keepLatest(
         _ post: LatestPost, from sender: AnyObject?, on channel: AnyChannel
     ) -> (Snapshot, [DeliveryTarget.QueuedPost]) {
-        let queue = QueueingContext(isolation: nil)
+        let (isolation, onMainActor, context) = Self.queueingContext(nil)
         let (snapshot, queued, replaced): (Snapshot, [DeliveryTarget.QueuedPost], LatestPost?) = state.withLock { _ in
             defer { channel.latest = post }
             let snapshot = Self.snapshot(of: channel)
-            let queued = queue.enqueue(post.payload, to: snapshot.subscriptions, from: sender)
+            let queued = DeliveryTarget.enqueueInLatestOrder(
+                post.payload, to: snapshot.subscriptions, from: sender, isolation: isolation,
+                onMainActor: onMainActor, context: context)
             return (snapshot, queued, channel.latest)
         }
         withExtendedLifetime(replaced) {}
         return (snapshot, queued)
     }
 
-    /// What queueing a post on targets under the lock needs to know of the posting context, found before the lock:
-    /// whether the post runs on the main actor asks Foundation where the main thread is the main actor.
-    private struct QueueingContext {
-        let isolation: (any Actor)?
-        let onMainActor: Bool
-        let pending = PendingDeliveries.current
-        let scope = NotificationDiagnostics.queuedScope
-
-        init(isolation: (any Actor)?) {
-            self.isolation = PendingDeliveries.isolation(of: isolation)
-            onMainActor = Platform.isMainActor(self.isolation)
-        }
-
-        func enqueue(
-            _ payload: AnyObject, to subscriptions: [AnySubscription?], from sender: AnyObject?
-        ) -> [DeliveryTarget.QueuedPost] {
-            DeliveryTarget.enqueueInLatestOrder(
-                payload, to: subscriptions, from: sender, isolation: isolation, onMainActor: onMainActor,
-                pending: pending, scope: scope)
-        }
+    /// What queueing a post on targets under the lock needs to know of the posting context, found before the lock
+    /// (whether the post runs on the main actor asks Foundation where the main thread is the main actor): its
+    /// isolation, whether that is the main actor, and the post's context.
+    private static func queueingContext(
+        _ isolation: (any Actor)?
+    ) -> (isolation: (any Actor)?, onMainActor: Bool, context: PostContext) {
+        let isolation = PendingDeliveries.isolation(of: isolation)
+        return (isolation, Platform.isMainActor(isolation), .current)
     }
 
     func latest<Event: Notifiable>(of subject: Event.Type, in center: NotificationCenter) -> LatestPost? {

@@ -66,7 +66,7 @@ final class ObserverRegistry: Sendable {
 
     /// What a post needs: the name and the observers to deliver to directly, as one consistent snapshot.
     @usableFromInline
-    struct Route {
+    struct PostPlan {
         @usableFromInline
         let name: Notification.Name
         @usableFromInline
@@ -113,19 +113,19 @@ final class ObserverRegistry: Sendable {
     /// costs: the post-0 row of the Performance article's instruction table) and for a latest-value type, whose
     /// observers ``keepLatest(_:of:from:in:isolation:)`` takes under the lock as it keeps the post.
     @usableFromInline
-    func route<Event: Notifiable>(_ subject: Event.Type, in center: NotificationCenter) -> Route {
+    func route<Event: Notifiable>(_ subject: Event.Type, in center: NotificationCenter) -> PostPlan {
         guard let record = records[ObjectIdentifier(subject)] else {
             cacheName(of: subject)
             return route(subject, in: center)
         }
-        var route: Route
+        var route: PostPlan
         if record.keepsLatest {
-            route = Route(name: record.name, snapshot: .empty, keepsLatest: true)
+            route = PostPlan(name: record.name, snapshot: .empty, keepsLatest: true)
         } else if record.hasChannels {
             let snapshot = state.withLock { _ in record.channel(in: center).map(Self.snapshot) }
-            route = Route(name: record.name, snapshot: snapshot ?? .empty)
+            route = PostPlan(name: record.name, snapshot: snapshot ?? .empty)
         } else {
-            route = Route(name: record.name, snapshot: .empty)
+            route = PostPlan(name: record.name, snapshot: .empty)
         }
         #if DEBUG
         route.checksBridging = record.takesBridgingCheck()

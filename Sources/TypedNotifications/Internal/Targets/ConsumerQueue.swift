@@ -50,12 +50,12 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
 
     /// Appends a post's payload, on the posting thread; or a new observer's latest post (`isPost` false, not waited
     /// for by `awaitDelivery`), under the registry's lock: only this queue's lock is taken, and no task waits yet.
-    func append(_ payload: Element, isPost: Bool = true) -> ConsumerQueueAppend {
+    func append(_ payload: Element, context: PostContext, isPost: Bool) -> ConsumerQueueAppend {
         var entry = Entry(payload: payload)
         if handler != nil {
-            entry.scope = NotificationDiagnostics.queuedScope
+            entry.context.scope = context.scope
             // Inside this observation's own handler, what it posts to itself runs after it returns: not waited for.
-            if isPost { entry.pending = PendingDeliveries.current?.attached(excludingDrainOf: self) }
+            if isPost { entry.context.pending = context.pending?.attached(excludingDrainOf: self) }
         }
         var waiter: ConsumerQueueState.Waiter?
         var released: Entry?
@@ -113,7 +113,7 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
             while let entry = self.take(drainedBy: task) {
                 // Safe: only `append` makes entries, from an `Element`.
                 let payload = entry.payload as! Element
-                await NotificationDiagnostics.reporting(to: entry.scope) {
+                await NotificationDiagnostics.reporting(to: entry.context.scope) {
                     guard let owner = admission(payload) else { return }
                     await handler(payload, owner)
                 }
@@ -171,10 +171,9 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
 /// A payload in a ``ConsumerQueue``, and what its delivery holds.
 struct ConsumerQueueEntry: Sendable {
     let payload: any Sendable
-    /// The diagnostics scope open where the post was made (an `async` handler's reports go there).
-    var scope: NotificationDiagnostics.Scope? = nil
-    /// For a post made inside `awaitDelivery`: held until the handler has returned or the entry was dropped.
-    var pending: PendingDeliveries? = nil
+    /// What an `async` handler's delivery carries from its post (``PostContext``): its reports go to the post's scope,
+    /// and it holds the post's waits until the handler has returned or the entry was dropped. Empty for a sequence.
+    var context = PostContext()
 }
 
 /// A ``ConsumerQueue``'s state, under its lock.

@@ -24,8 +24,7 @@ extension DeliveryTarget {
         from sender: AnyObject?,
         isolation: (any Actor)?,
         onMainActor: Bool,
-        pending: PendingDeliveries?,
-        scope: NotificationDiagnostics.Scope?
+        context: PostContext
     ) -> [QueuedPost] {
         var queuedPosts: [QueuedPost] = []
         var visited: [DeliveryTarget] = []
@@ -33,11 +32,11 @@ extension DeliveryTarget {
             guard let target = subscription.target, !visited.contains(where: { $0 === target }) else { continue }
             visited.append(target)
             let entries = subscriptions.compactMap { observer -> Entry? in
-                guard let observer, observer.target === target, !observer.hasEnded, observer.queueing != .burst,
+                guard let observer, observer.target === target, !observer.hasEnded, !observer.coalesces,
                     observer.accepts(sender)
                 else { return nil }
-                let kept = observer.queueing == .payloadAndSender ? sender : nil
-                return Entry(subscription: observer, payload: payload, sender: kept, scope: scope, pending: pending)
+                let kept = observer.takesSender ? sender : nil
+                return Entry(subscription: observer, payload: payload, sender: kept, context: context)
             }
             guard !entries.isEmpty else { continue }
             let isCurrent = target.isCurrent(isolation, onMainActor: onMainActor)
@@ -57,24 +56,25 @@ extension DeliveryTarget {
         burstsOnly: Bool = false
     ) {
         let boxed = BoxedPayload(payload)
-        let scope = NotificationDiagnostics.queuedScope
-        let pending = PendingDeliveries.current
+        let context = PostContext.current
         var entries: [Entry] = []
         // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
         for case let observer? in subscriptions where observer.target === self && !observer.hasEnded {
-            if observer.queueing == .burst {
+            if observer.coalesces {
                 // It gathers the post into its own bursts first, whose end queues one delivery here.
-                if let entry = observer.gather(boxed, from: sender, isolation: isolation) { entries.append(entry) }
+                if let entry = observer.receive(boxed, from: sender, isolation: isolation, context: context) {
+                    entries.append(entry)
+                }
                 continue
             }
             // A latest-value type's post queued the others under the registry's lock (``enqueueInLatestOrder``).
             if burstsOnly { continue }
             guard observer.accepts(sender) else { continue }
-            let kept = observer.queueing == .payloadAndSender ? sender : nil
-            entries.append(Entry(subscription: observer, payload: boxed, sender: kept, scope: scope, pending: pending))
+            let kept = observer.takesSender ? sender : nil
+            entries.append(Entry(subscription: observer, payload: boxed, sender: kept, context: context))
         }
         guard !entries.isEmpty else { return }
-        queue(entries, isCurrent: isCurrent(isolation ?? pending?.isolationHere))
+        queue(entries, isCurrent: isCurrent(isolation ?? context.pending?.isolationHere))
     }
 
     /// Queues `entries` and runs them, now (`isCurrent`, see ``enqueue(_:isCurrent:)``) or by scheduling a drain;

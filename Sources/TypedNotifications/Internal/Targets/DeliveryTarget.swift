@@ -18,7 +18,7 @@ public import Foundation
 /// scheduled at a time, and yields its executor after ``batchLimit`` entries.
 ///
 /// **What a drain keeps.** A drain is a detached task (or a queue's job): it carries none of the posters' task-locals
-/// or priority; each entry carries its own post's diagnostics scope (``Entry/scope``). It holds an actor weakly
+/// or priority; each entry carries its own post's context (``Entry/context``). It holds an actor weakly
 /// between batches and strongly only for one batch: a released actor's observations get at most the batch then
 /// running, and what waits for them is released when the next batch finds the actor gone.
 @usableFromInline
@@ -43,11 +43,9 @@ final class DeliveryTarget: Sendable {
         let sender: AnyObject?
         /// Latest post for a new observer taking the sender: its sender is loaded on the target, never under a lock.
         var replayed: LatestPost? = nil
-        /// The diagnostics scope open where the post (or, for a latest value, the observation) was made: the handler's
-        /// reports go there, as they would have on the posting thread.
-        var scope: NotificationDiagnostics.Scope? = NotificationDiagnostics.queuedScope
-        /// For a post made inside `awaitDelivery`: held until this entry has run or been dropped.
-        var pending: PendingDeliveries? = nil
+        /// What the delivery carries from its post (for a latest value, from the observation): the diagnostics scope
+        /// its handler reports to, and what `awaitDelivery` waits for, held until it has run or been dropped.
+        var context = PostContext()
         /// Its place in the target's queue (``State/append(_:)``). In the entry, not paired with it in a tuple: a
         /// tuple's copies go through the runtime's generic tuple witnesses (see the async-1 row of the Performance
         /// article's instruction table).
@@ -55,9 +53,7 @@ final class DeliveryTarget: Sendable {
 
         /// On the target; the subscription checks that it is still active.
         func run() {
-            NotificationDiagnostics.reporting(to: scope) {
-                subscription.runQueued(payload, sender: replayed?.sender ?? sender)
-            }
+            subscription.runQueued(self)
         }
 
     }
