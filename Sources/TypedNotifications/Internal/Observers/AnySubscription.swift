@@ -116,7 +116,7 @@ class AnySubscription: @unchecked Sendable {
     }
 
     /// Ends the observation for every check that comes after; only under the registry's lock, which decides that an
-    /// observation ends once (``ObserverRegistry/end(_:)``).
+    /// observation ends once (``ObserverRegistry/cancel(_:)``, and a center's end).
     final func markEnded() {
         tn_atomic8_store_release(endedFlagAddress, 1)
     }

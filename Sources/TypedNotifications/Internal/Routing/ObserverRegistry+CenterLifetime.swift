@@ -5,12 +5,12 @@ import Foundation
 
 extension ObserverRegistry {
     /// Drops a channel without observers, unless it keeps its type's latest post (then it lives as long as its center).
-    static func dropIfEmpty(_ channel: AnyChannel, in state: inout State, into cleanup: inout Cleanup) {
+    static func dropIfEmpty(_ channel: AnyChannel, in state: inout State) -> (BridgeRegistration, AnyChannel)? {
         guard channel.subscriptions.isEmpty, !channel.keepsLatest,
             state.records[channel.subject]?.remove(channel) == true
-        else { return }
-        if let bridge = channel.bridge { cleanup.bridge = (bridge, channel) }
-        channel.bridge = nil
+        else { return nil }
+        defer { channel.bridge = nil }
+        return channel.bridge.map { ($0, channel) }
     }
 
     /// Called by ``BridgeRegistration``'s `deinit`: if `channel` is still registered, its center is being deallocated,
@@ -20,7 +20,7 @@ extension ObserverRegistry {
             guard state.records[channel.subject]?.remove(channel) == true else { return ([], nil) }
             let ended = channel.subscriptions.compactMap { $0 }
             for subscription in ended {
-                Self.end(subscription)
+                subscription.markEnded()
                 if let target = subscription.target { state.releaseTarget(target) }
             }
             defer {

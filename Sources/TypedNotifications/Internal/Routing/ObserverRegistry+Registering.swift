@@ -76,65 +76,44 @@ extension ObserverRegistry {
         makeChannel: (Notification.Name) -> AnyChannel,
         body: (inout State, AnyChannel) -> Void
     ) {
+        // Records are never removed; a type's is made once, by its name's first use.
+        if records[typeID] == nil { cacheName() }
+        // Made just above if not before.
+        let record = records[typeID]!
         var spare: AnyChannel?
         while true {
-            var cleanup = Cleanup()
-            let outcome: ChannelOutcome = state.withLock { state in
-                guard let entry = state.records[typeID] else { return .needsName }
+            let found = state.withLock { state in
                 let channel: AnyChannel
-                if let existing = entry.channel(in: center) {
+                if let existing = record.channel(in: center) {
                     channel = existing
                 } else if let new = spare {
                     channel = new
-                    state.records[typeID]?.add(new)
+                    record.add(new)
                     spare = nil
                 } else {
-                    return .needsChannel(entry.name)
+                    return false
                 }
                 body(&state, channel)
-                return .found
+                return true
             }
-            if let unused = spare, case .found = outcome, let bridge = unused.bridge {
-                cleanup.bridge = (bridge, unused)
-            }
-            cleanup.run()
-            switch outcome {
-            case .found:
-                return
-            case .needsName:
-                cacheName()
-            case .needsChannel(let name):
-                spare = makeChannel(name)
-            }
+            if found { break }
+            spare = makeChannel(record.name)
         }
-    }
-
-    enum ChannelOutcome {
-        case found
-        case needsName
-        case needsChannel(Notification.Name)
+        // Published by another thread meanwhile: this one's bridge goes.
+        if let unused = spare { Self.removeBridge(unused.bridge.map { ($0, unused) }) }
     }
 
     /// Ends one observation (the last takes the channel and its bridge); `false` if it had already ended.
     func cancel(_ subscription: AnySubscription) -> Bool {
-        var cleanup = Cleanup()
-        let ended = state.withLock { state in
-            guard !subscription.hasEnded else { return false }
-            let channel = subscription.channel
-            Self.end(subscription)
+        let (ended, dropped) = state.withLock { state -> (Bool, (BridgeRegistration, AnyChannel)?) in
+            guard !subscription.hasEnded else { return (false, nil) }
+            subscription.markEnded()
             Self.remove(subscription)
             if let target = subscription.target { state.releaseTarget(target) }
-            Self.dropIfEmpty(channel, in: &state, into: &cleanup)
-            return true
+            return (true, Self.dropIfEmpty(subscription.channel, in: &state))
         }
-        cleanup.run()
+        Self.removeBridge(dropped)
         return ended
-    }
-
-    /// Marks `subscription` ended, so that every check after this skips it (see "Ending" in ``AnySubscription``).
-    /// Only under the lock, which makes an observation end once.
-    static func end(_ subscription: AnySubscription) {
-        subscription.markEnded()
     }
 
     /// Takes an observation that ended out of its channel's observers, in constant amortised time: the last one is

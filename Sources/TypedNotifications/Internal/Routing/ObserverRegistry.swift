@@ -84,15 +84,12 @@ final class ObserverRegistry: Sendable {
         #endif
     }
 
-    /// What a registration leaves to do outside the lock: Foundation and deinitialisers may call back in.
-    struct Cleanup {
-        var bridge: (BridgeRegistration, AnyChannel)?
-
-        /// Loads the center here, not under the lock: this may be its last strong reference.
-        consuming func run() {
-            if let (bridge, channel) = bridge, let center = channel.center {
-                FoundationBridge.removeBridgeObserver(bridge, from: center)
-            }
+    /// Removes the bridge of a channel that the lock's holder dropped (or made and did not need), after the lock:
+    /// Foundation and deinitialisers may call back in. Loads the center here, not under the lock: this may be its
+    /// last strong reference.
+    static func removeBridge(_ dropped: (bridge: BridgeRegistration, channel: AnyChannel)?) {
+        if let (bridge, channel) = dropped, let center = channel.center {
+            FoundationBridge.removeBridgeObserver(bridge, from: center)
         }
     }
 
