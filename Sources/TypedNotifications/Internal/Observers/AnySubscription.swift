@@ -35,11 +35,9 @@ class AnySubscription: @unchecked Sendable {
     private var endedFlag: UInt8 = 0
     @usableFromInline
     let isOwnerBound: Bool
-    /// Whether posts gather in bursts of this observation's own first (its `coalescing:` option), whose end delivers
-    /// one payload: on a target, its post goes through ``receive(_:from:isolation:context:)``.
-    let coalesces: Bool
-    /// Whether the handler takes the post's sender, so that a queued delivery keeps it.
-    let takesSender: Bool
+    /// ``coalesces`` and ``takesSender``, one bit each: two `Bool`s would push ``tally`` out of the first word and add
+    /// a word to every observation (the memory rows of `TypedNotificationsRatios --filter memory`).
+    private let traits: UInt8
     let kind: TypedObservation.Delivery
     /// The deliveries for this observer waiting in its target's queue (see ``DeliveryTarget/Tally``); only under the
     /// target's lock.
@@ -73,8 +71,7 @@ class AnySubscription: @unchecked Sendable {
         kind: TypedObservation.Delivery
     ) {
         self.channel = channel
-        self.coalesces = coalesces
-        self.takesSender = takesSender
+        traits = (coalesces ? 1 : 0) | (takesSender ? 2 : 0)
         self.site = site
         self.kind = kind
         self.sender = sender
@@ -88,6 +85,13 @@ class AnySubscription: @unchecked Sendable {
             "the ended flag must be the first stored property")
         #endif
     }
+
+    /// Whether posts gather in bursts of this observation's own first (its `coalescing:` option), whose end delivers
+    /// one payload: on a target, its post goes through ``receive(_:from:isolation:context:)``.
+    final var coalesces: Bool { traits & 1 != 0 }
+
+    /// Whether the handler takes the post's sender, so that a queued delivery keeps it.
+    final var takesSender: Bool { traits & 2 != 0 }
 
     /// Whether the owner may be loaded on any thread: not for an observer on the main actor or main queue.
     final var ownerLoadsAnywhere: Bool { target?.isMain != true }

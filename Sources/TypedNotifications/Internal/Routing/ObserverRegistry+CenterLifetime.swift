@@ -5,12 +5,12 @@ import Foundation
 
 extension ObserverRegistry {
     /// Drops a channel without observers, unless it keeps its type's latest post (then it lives as long as its center).
-    static func dropIfEmpty(_ channel: AnyChannel, in state: inout State) -> (BridgeRegistration, AnyChannel)? {
+    static func dropIfEmpty(_ channel: AnyChannel, in state: inout State) -> BridgeRegistration? {
         guard channel.subscriptions.isEmpty, !channel.keepsLatest,
             state.records[channel.subject]?.remove(channel) == true
         else { return nil }
         defer { channel.bridge = nil }
-        return channel.bridge.map { ($0, channel) }
+        return channel.bridge
     }
 
     /// Called by ``BridgeRegistration``'s `deinit`: if `channel` is still registered, its center is being deallocated,

@@ -76,13 +76,10 @@ extension ObserverRegistry {
         makeChannel: (Notification.Name) -> AnyChannel,
         body: (inout State, AnyChannel) -> Void
     ) {
-        // Records are never removed; a type's is made once, by its name's first use.
-        if records[typeID] == nil { cacheName() }
-        // Made just above if not before.
-        let record = records[typeID]!
         var spare: AnyChannel?
         while true {
-            let found = state.withLock { state in
+            let outcome: ChannelOutcome = state.withLock { state in
+                guard let record = state.records[typeID] else { return .needsName }
                 let channel: AnyChannel
                 if let existing = record.channel(in: center) {
                     channel = existing
@@ -91,26 +88,42 @@ extension ObserverRegistry {
                     record.add(new)
                     spare = nil
                 } else {
-                    return false
+                    return .needsChannel(record.name)
                 }
                 body(&state, channel)
-                return true
+                return .found
             }
-            if found { break }
-            spare = makeChannel(record.name)
+            switch outcome {
+            case .found:
+                // Published by another thread meanwhile: this one's bridge goes.
+                return Self.removeBridge(spare?.bridge)
+            case .needsName:
+                cacheName()
+            case .needsChannel(let name):
+                spare = makeChannel(name)
+            }
         }
-        // Published by another thread meanwhile: this one's bridge goes.
-        if let unused = spare { Self.removeBridge(unused.bridge.map { ($0, unused) }) }
+    }
+
+    /// What ``withChannel(of:in:cacheName:makeChannel:body:)`` found under the lock.
+    enum ChannelOutcome {
+        case found
+        /// The type has no record yet: its name is made outside the lock (a custom one is user code).
+        case needsName
+        /// The center has no channel of the type yet: one is made and bridged outside the lock.
+        case needsChannel(Notification.Name)
     }
 
     /// Ends one observation (the last takes the channel and its bridge); `false` if it had already ended.
     func cancel(_ subscription: AnySubscription) -> Bool {
-        let (ended, dropped) = state.withLock { state -> (Bool, (BridgeRegistration, AnyChannel)?) in
-            guard !subscription.hasEnded else { return (false, nil) }
+        var ended = false
+        let dropped = state.withLock { state -> BridgeRegistration? in
+            guard !subscription.hasEnded else { return nil }
+            ended = true
             subscription.markEnded()
             Self.remove(subscription)
             if let target = subscription.target { state.releaseTarget(target) }
-            return (true, Self.dropIfEmpty(subscription.channel, in: &state))
+            return Self.dropIfEmpty(subscription.channel, in: &state)
         }
         Self.removeBridge(dropped)
         return ended

@@ -87,8 +87,8 @@ final class ObserverRegistry: Sendable {
     /// Removes the bridge of a channel that the lock's holder dropped (or made and did not need), after the lock:
     /// Foundation and deinitialisers may call back in. Loads the center here, not under the lock: this may be its
     /// last strong reference.
-    static func removeBridge(_ dropped: (bridge: BridgeRegistration, channel: AnyChannel)?) {
-        if let (bridge, channel) = dropped, let center = channel.center {
+    static func removeBridge(_ bridge: BridgeRegistration?) {
+        if let bridge, let center = bridge.channel.center {
             FoundationBridge.removeBridgeObserver(bridge, from: center)
         }
     }
