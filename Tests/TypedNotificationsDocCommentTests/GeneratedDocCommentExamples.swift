@@ -42,7 +42,6 @@ import TypedNotifications
 import TypedNotificationsTesting
 import TypedSystemNotifications
 import XCTest
-
 #if canImport(Combine)
 import Combine
 import TypedNotifications
