@@ -19,7 +19,7 @@ public import Foundation
 /// observers get the posted dictionary itself (Swift's Foundation; Apple's bridging adopts its native storage).
 ///
 /// Where Foundation hands over a copy (as the build simulating Apple platforms does), storage proves nothing: once
-/// ``PlatformBridging/foundationCopiesUserInfo`` says so, an observed typed post's `userInfo` carries a number unique
+/// ``Platform/foundationCopiesUserInfo`` says so, an observed typed post's `userInfo` carries a number unique
 /// to it under `Notification.typedPostKey` (a property-list and JSON value), compared instead. A plain observer that
 /// copies that entry, changes the payload and re-posts from the same sender then looks like a verbatim re-post.
 @usableFromInline
