@@ -39,8 +39,8 @@ enum DerivedNames {
 
 #if DEBUG
 extension DerivedNames {
-    /// Per derived name, the types that derived it, in the order they did. Locked because types derive their names on any
-    /// thread. Held only to look up and insert (metatypes, whose release runs no code), never while reporting. It
+    /// Per derived name, the types that derived it, in the order they did. Locked because types derive their names on
+    /// any thread. Held only to look up and insert (metatypes, whose release runs no code), never while reporting. It
     /// grows by one entry per type that uses a derived name, in debug builds only.
     private static let derivers = Locked<[Notification.Name: [any Notifiable.Type]]>([:])
 

@@ -210,13 +210,13 @@ enum FoundationBridge {
 /// It holds its channel strongly (the channel's reference back is weak, so no cycle): a channel that nothing refers
 /// to weakly keeps the runtime's fast path for retain and release, which every plain post to the bridge uses.
 ///
-/// `@unchecked Sendable` because `token` is set once, by `FoundationBridge.addBridgeObserver`, before the registration is
-/// published to the registry (whose lock publishes it); `channel` never changes.
+/// `@unchecked Sendable` because `token` is set once, by `FoundationBridge.addBridgeObserver`, before the registration
+/// is published to the registry (whose lock publishes it); `channel` never changes.
 final class BridgeRegistration: @unchecked Sendable {
     let channel: AnyChannel
-    /// Foundation's token, for `removeObserver(_:)`; `nil` once Foundation has let it go. Weak: the center keeps it
-    /// while the observer is registered (``Platform/addObserver(_:on:using:)``), and holding it here would keep the
-    /// observer's block, and so this registration, alive after the center is gone.
+    /// Foundation's token, for `removeObserver(_:)`; `nil` once Foundation has let it go. Weak: it lasts as long as the
+    /// observer's registration (``Platform/addObserver(_:on:using:)``), and on Apple platforms it holds the observer's
+    /// block, which holds this registration: a strong reference here would keep both alive after the center is gone.
     weak var token: AnyObject?
 
     init(_ channel: AnyChannel) {
