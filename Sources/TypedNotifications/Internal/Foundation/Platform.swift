@@ -6,12 +6,11 @@ import Foundation
 //
 // `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` takes the Apple code paths that compile on Linux: the main thread
 // counted as the main actor, and main-actor handlers called without `MainActor.assumeIsolated`. It keeps the Linux
-// code where the Apple code names an Apple-only symbol or relies on what only Apple's Foundation does, each a line
-// beside the Linux line it replaces (listed in `Docs/ARCHITECTURE.md`): the center holding a Foundation observer's
-// token in `addObserver(_:on:using:)` (elsewhere the observer's block holds it, for as long), `autoreleasepool` in
-// `withAutoreleasePool(_:)`, and the lock primitive's branches in `Lock.swift` (`os_unfair_lock`), whose mutex then
-// traps on re-entry, as `os_unfair_lock` does. It also stands in for what Apple's Foundation does that Swift's does
-// not: it bridges `userInfo` as Apple's Foundation does.
+// code where the Apple code names an Apple-only symbol, each a line beside the Linux line it replaces (listed in
+// `Docs/ARCHITECTURE.md`): `autoreleasepool` in `withAutoreleasePool(_:)`, and the lock primitive's branches in
+// `Lock.swift` (`os_unfair_lock`), whose mutex then traps on re-entry, as `os_unfair_lock` does; and where it relies on
+// Apple's center keeping a Foundation observer's token (`addObserver(_:on:using:)`), which Swift's does not. It also
+// stands in for what Apple's Foundation does that Swift's does not: it bridges `userInfo` as Apple's Foundation does.
 
 /// What differs between Apple platforms and the others, in one namespace (see the comment above).
 @usableFromInline
