@@ -39,7 +39,7 @@ import TypedNotificationsTestSupport
             else { return }
             onNewThread { Stamp(poster: 1, number: 0).post(in: center) }.wait()
         }
-        defer { TestHooks.removeHook(at: .queueing, for: center) }
+        defer { TestHooks.removeHook(at: .queueing, for: ObjectIdentifier(center)) }
         Stamp(poster: 0, number: 0).post(in: center)
         // Where the post is queued in the step that keeps it, nothing comes between: the second post comes after.
         if isFirst.withLock({ $0 }) { Stamp(poster: 1, number: 0).post(in: center) }

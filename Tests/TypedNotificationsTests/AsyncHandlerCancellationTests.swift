@@ -300,8 +300,8 @@ extension AsyncHandlerCancellationTests {
         ownerSlot.set(DeinitReportingOwner(isDead: ownerGone))
         let ownerID = ObjectIdentifier(ownerSlot.value!)
         ReleaseReportingPosted.observe(for: ownerSlot.value!, in: center) { _, _ async in calls.increment() }
-        TestHooks.onOwnerLoad(of: ownerSlot.value!) { _ in ownerSlot.set(nil) }
-        defer { TestHooks.removeOwnerLoadHook(for: ownerID) }
+        TestHooks.on(.ownerLoad, in: ownerSlot.value!) { ownerSlot.set(nil) }
+        defer { TestHooks.removeHook(at: .ownerLoad, for: ownerID) }
         let released = CountdownTally(1)
         ReleaseReportingPosted.post(ReleaseReporting(1) { released.bump() }, in: center)
         #expect(ownerGone.isSet, "the owner outlived the post that held its last reference")
@@ -317,8 +317,8 @@ extension AsyncHandlerCancellationTests {
         let calls = Counter()
         let owner = DeinitReportingOwner()
         let observation = ReleaseReportingPosted.observe(for: owner, in: center) { _, _ async in calls.increment() }
-        TestHooks.onOwnerLoad(of: owner) { _ in observation.cancel() }
-        defer { TestHooks.removeOwnerLoadHook(for: ObjectIdentifier(owner)) }
+        TestHooks.on(.ownerLoad, in: owner) { observation.cancel() }
+        defer { TestHooks.removeHook(at: .ownerLoad, for: ObjectIdentifier(owner)) }
         let released = CountdownTally(1)
         ReleaseReportingPosted.post(ReleaseReporting(1) { released.bump() }, in: center)
         await waitOrRecordTimeout(released.reached, "the payload released")

@@ -402,7 +402,7 @@ extension CancellationIsFinalTests {
             cancels.increment()
             token.cancel()
         }
-        defer { TestHooks.removeHook(at: .queueing, for: center) }
+        defer { TestHooks.removeHook(at: .queueing, for: ObjectIdentifier(center)) }
         weak var heavy: Heavy?
         do {
             let posted = Heavy()

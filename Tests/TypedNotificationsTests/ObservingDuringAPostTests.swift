@@ -214,7 +214,7 @@ extension ObservingDuringAPostTests {
             }
             .wait()
         }
-        defer { TestHooks.removeHook(at: .foundationPost, for: center) }
+        defer { TestHooks.removeHook(at: .foundationPost, for: ObjectIdentifier(center)) }
         Tick(id: 1).post(in: center)
         Tick(id: 2).post(in: center)
         #expect(old.values == [1])

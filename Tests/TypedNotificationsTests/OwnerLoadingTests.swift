@@ -50,8 +50,8 @@ import TypedNotificationsTestSupport
         let calls = Counter()
         Tick.observe(for: owner, in: center) { _, _ in calls.increment() }
         held.set(owner)
-        TestHooks.onOwnerLoad(of: owner) { _ in held.set(nil) }
-        defer { TestHooks.removeOwnerLoadHook(for: ownerID) }
+        TestHooks.on(.ownerLoad, in: owner) { held.set(nil) }
+        defer { TestHooks.removeHook(at: .ownerLoad, for: ownerID) }
         _ = consume owner
 
         switch release {
@@ -83,10 +83,10 @@ import TypedNotificationsTestSupport
         }
         let loadsOffMainActor = Counter()
         let background = Slot<ObjectIdentifier>()
-        TestHooks.onOwnerLoad(of: model) { _ in
+        TestHooks.on(.ownerLoad, in: model) {
             if background.value == ObjectIdentifier(Thread.current) { loadsOffMainActor.increment() }
         }
-        defer { TestHooks.removeOwnerLoadHook(for: ObjectIdentifier(model)) }
+        defer { TestHooks.removeHook(at: .ownerLoad, for: ObjectIdentifier(model)) }
         #expect(
             runOnAnotherThreadAndWait {
                 background.set(ObjectIdentifier(Thread.current))
@@ -127,10 +127,10 @@ import TypedNotificationsTestSupport
         // served by another thread.
         let loadsOffMain = Counter()
         let background = Slot<ObjectIdentifier>()
-        TestHooks.onOwnerLoad(of: model) { _ in
+        TestHooks.on(.ownerLoad, in: model) {
             if background.value == ObjectIdentifier(Thread.current) { loadsOffMain.increment() }
         }
-        defer { TestHooks.removeOwnerLoadHook(for: ObjectIdentifier(model)) }
+        defer { TestHooks.removeHook(at: .ownerLoad, for: ObjectIdentifier(model)) }
         #expect(
             runOnAnotherThreadAndWait {
                 background.set(ObjectIdentifier(Thread.current))

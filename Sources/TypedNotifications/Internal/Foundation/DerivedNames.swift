@@ -39,16 +39,10 @@ enum DerivedNames {
 
 #if DEBUG
 extension DerivedNames {
-    /// Per derived name, the first type that derived it; and every type whose derived name was checked.
-    private struct Claims {
-        var firstDeriver: [Notification.Name: any Notifiable.Type] = [:]
-        var checked: Set<ObjectIdentifier> = []
-    }
-
-    /// Locked because types derive their names on any thread. Held only to look up and insert (a metatype and an
-    /// identifier, whose release runs no code), never while reporting. It grows by one entry per type that uses a
-    /// derived name, in debug builds only.
-    private static let claims = Locked(Claims())
+    /// Per derived name, the types that derived it, in the order they did. Locked because types derive their names on
+    /// any thread. Held only to look up and insert (metatypes, whose release runs no code), never while reporting. It
+    /// grows by one entry per type that uses a derived name, in debug builds only.
+    private static let derivers = Locked<[Notification.Name: [any Notifiable.Type]]>([:])
 
     /// The type that derived `name` before `subject` did, if another one did.
     ///
@@ -57,14 +51,11 @@ extension DerivedNames {
     static func earlierType(deriving name: Notification.Name, than subject: any Notifiable.Type)
         -> (any Notifiable.Type)?
     {
-        let id = ObjectIdentifier(subject)
-        return claims.withLock { claims in
-            guard claims.checked.insert(id).inserted else { return nil }
-            guard let first = claims.firstDeriver[name] else {
-                claims.firstDeriver[name] = subject
-                return nil
-            }
-            return first
+        derivers.withLock { derivers in
+            let earlier = derivers[name, default: []]
+            guard !earlier.contains(where: { ObjectIdentifier($0) == ObjectIdentifier(subject) }) else { return nil }
+            derivers[name, default: []].append(subject)
+            return earlier.first
         }
     }
 }

@@ -19,7 +19,7 @@ public import Foundation
 /// observers get the posted dictionary itself (Swift's Foundation; Apple's bridging adopts its native storage).
 ///
 /// Where Foundation hands over a copy (as the build simulating Apple platforms does), storage proves nothing: once
-/// ``PlatformBridging/foundationCopiesUserInfo`` says so, an observed typed post's `userInfo` carries a number unique
+/// ``Platform/foundationCopiesUserInfo`` says so, an observed typed post's `userInfo` carries a number unique
 /// to it under `Notification.typedPostKey` (a property-list and JSON value), compared instead. A plain observer that
 /// copies that entry, changes the payload and re-posts from the same sender then looks like a verbatim re-post.
 @usableFromInline
@@ -31,16 +31,15 @@ enum FoundationBridge {
     ) -> BridgeRegistration {
         LockDiscipline.assertNoLockHeld("adds a Foundation observer")
         let registration = BridgeRegistration(channel)
-        // Pairs with the acquire below: ThreadSanitizer cannot see Foundation's hand-over lock on Linux.
-        FoundationPublication.publish()
-        let token = FoundationObserverToken.observe(channel.name, on: center) { notification in
-            FoundationPublication.acquire()
+        // Pairs with the acquire below (see `publication`).
+        publication.add(1)
+        registration.token = Platform.addObserver(channel.name, on: center) { notification in
+            _ = publication.load()
             #if DEBUG
             channel.recordActivity()  // a plain post: a token made before was used
             #endif
             withExtendedLifetime(registration) { channel.receivePlain(notification) }
         }
-        registration.keep(token)
         return registration
     }
 
@@ -48,6 +47,15 @@ enum FoundationBridge {
         LockDiscipline.assertNoLockHeld("removes a Foundation observer")
         if let token = bridge.token { center.removeObserver(token) }
     }
+
+    /// Publishes the fields of a channel and its bridge, which `NotificationCenter` hands to posting threads (for the
+    /// bridge's block) through a lock of its own: safe, but invisible on Linux to ThreadSanitizer, which flags the
+    /// first reads. So the bridge's registration adds to it once the bridge and its channel exist, and the block loads
+    /// it before reading them: one release and one acquire on one word per plain post that reaches a bridge, a plain
+    /// load on x86 and ARM. For ThreadSanitizer, not for speed: without them it reports races in the suite, all such
+    /// first reads (in `addBridgeObserver` and `isOwnPost`, `AnyChannel.recordActivity`, `ObserverRegistry.snapshot`);
+    /// suppressing those functions would hide real races in them too.
+    private static let publication = AtomicWord.make()
 
     /// Posts a typed notification to Foundation for plain observers, with a record that lets `subject`'s bridges on
     /// `center` skip it. Without typed observers (`observed`) it needs no record: the type has no bridge on `center`,
@@ -197,17 +205,19 @@ enum FoundationBridge {
 ///
 /// Only the bridge's block holds it strongly, so it goes exactly when Foundation releases the block: when the
 /// package removes the observer (then `deinit` finds the channel dropped), or when the center is deallocated with the
-/// observer registered (then `deinit` has the registry drop the channel and end its observers). Foundation's token
-/// must not keep the block alive, or a dead center's block would never go (see ``FoundationObserverToken``).
+/// observer registered (then `deinit` has the registry drop the channel and end its observers).
 ///
 /// It holds its channel strongly (the channel's reference back is weak, so no cycle): a channel that nothing refers
 /// to weakly keeps the runtime's fast path for retain and release, which every plain post to the bridge uses.
 ///
-/// `@unchecked Sendable`: `storedToken` is set once, by `keep(_:)`, before the registration is published to the
-/// registry (whose lock publishes it); `channel` never changes.
+/// `@unchecked Sendable` because `token` is set once, by `FoundationBridge.addBridgeObserver`, before the registration
+/// is published to the registry (whose lock publishes it); `channel` never changes.
 final class BridgeRegistration: @unchecked Sendable {
     let channel: AnyChannel
-    private var storedToken: FoundationObserverToken?
+    /// Foundation's token, for `removeObserver(_:)`; `nil` once Foundation has let it go. Weak: it lasts as long as the
+    /// observer's registration (``Platform/addObserver(_:on:using:)``), and on Apple platforms it holds the observer's
+    /// block, which holds this registration: a strong reference here would keep both alive after the center is gone.
+    weak var token: AnyObject?
 
     init(_ channel: AnyChannel) {
         self.channel = channel
@@ -216,11 +226,4 @@ final class BridgeRegistration: @unchecked Sendable {
     deinit {
         ObserverRegistry.shared.bridgeEnded(channel)
     }
-
-    func keep(_ token: FoundationObserverToken) {
-        storedToken = token
-    }
-
-    /// Foundation's token, for `removeObserver(_:)`; `nil` once Foundation has let it go.
-    var token: AnyObject? { storedToken?.object }
 }

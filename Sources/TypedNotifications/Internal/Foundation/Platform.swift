@@ -4,58 +4,49 @@ import Foundation
 // how a Foundation observer's token is kept, how a post knows it runs on the main actor, how a main-actor handler is
 // called, and the two facts about Foundation probed once per process. Delivery itself is the same code everywhere.
 //
-// `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` takes the Apple code paths that compile on Linux: three of this
-// file's four `canImport(Darwin)` branches (the Foundation observer's token held weakly, the main thread counted as
-// the main actor, and main-actor handlers called without `MainActor.assumeIsolated`). It keeps the Linux code where
-// the Apple code names an Apple-only symbol, each a line beside the Linux line it replaces (listed in
-// `Docs/ARCHITECTURE.md`): the fourth branch here, `autoreleasepool` in `withAutoreleasePool(_:)`, and the lock
-// primitive's branches in `Lock.swift` (`os_unfair_lock`), whose mutex then traps on re-entry, as `os_unfair_lock`
-// does. It also stands in for what Apple's Foundation does that Swift's does not: it bridges `userInfo` as Apple's
-// Foundation does, and holds a Foundation observer's token while the observer is registered, as Apple's center does.
+// `-Xswiftc -DTYPED_NOTIFICATIONS_SIMULATE_DARWIN` takes the Apple code paths that compile on Linux: the main thread
+// counted as the main actor, and main-actor handlers called without `MainActor.assumeIsolated`. It keeps the Linux
+// code where the Apple code names an Apple-only symbol, each a line beside the Linux line it replaces (listed in
+// `Docs/ARCHITECTURE.md`): `autoreleasepool` in `withAutoreleasePool(_:)`, and the lock primitive's branches in
+// `Lock.swift` (`os_unfair_lock`), whose mutex then traps on re-entry, as `os_unfair_lock` does; and where it relies on
+// Apple's center keeping a Foundation observer's token (`addObserver(_:on:using:)`), which Swift's does not. It also
+// stands in for what Apple's Foundation does that Swift's does not: it bridges `userInfo` as Apple's Foundation does.
+
+/// What differs between Apple platforms and the others, in one namespace (see the comment above).
+@usableFromInline
+enum Platform {}
 
 // MARK: - Foundation's observer tokens
 
-/// The token `addObserver(forName:object:queue:using:)` returns, kept for `removeObserver(_:)` without keeping the
-/// observer's block alive after its center is gone (the block's release is how the package learns that a center died:
-/// see ``BridgeRegistration``).
-struct FoundationObserverToken {
-    #if canImport(Darwin) || TYPED_NOTIFICATIONS_SIMULATE_DARWIN
-    /// Weak: Apple's center "strongly holds this return value until you remove the observer registration", and the
-    /// token holds the block. The simulated-Apple build has the block hold it instead (``observe(_:on:using:)``), which
-    /// keeps it exactly as long.
-    weak var object: AnyObject?
-    #else
-    /// Strong: Swift's Foundation returns a token of identifiers only, which nothing else holds (a weak reference would
-    /// let it go at once); the center alone holds the block.
-    var object: AnyObject?
-    #endif
-
-    /// Adds a Foundation observer of `name` on `center`, of every sender, called on the posting thread.
-    static func observe(
+extension Platform {
+    /// Adds a Foundation observer of `name` on `center`, of every sender, called on the posting thread, and returns
+    /// its token, for `removeObserver(_:)`, which the center keeps for as long as the observer is registered: the
+    /// caller holds it weakly (``BridgeRegistration/token``), so that it never keeps the observer's block alive after
+    /// its center is gone (the block's release is how the package learns that a center died).
+    ///
+    /// Apple's center "strongly holds this return value until you remove the observer registration". Swift's holds
+    /// the block and not the token, which holds identifiers only: there the block holds the token, from the
+    /// registration until the center releases the block (the observer's removal, or the center's death), which keeps
+    /// it exactly as long, with no cycle.
+    static func addObserver(
         _ name: Notification.Name,
         on center: NotificationCenter,
         using block: @escaping @Sendable (Notification) -> Void
-    ) -> FoundationObserverToken {
-        #if TYPED_NOTIFICATIONS_SIMULATE_DARWIN
-        // Swift's center holds the block and not the token: the block holds the token, as Apple's center does, from
-        // the registration until the center releases the block (the observer's removal, or the center's death). No
-        // cycle: Swift's token holds identifiers only. `Locked` so that the `@Sendable` block may capture the box;
-        // it is written once, here, and never read: it only keeps the token.
+    ) -> AnyObject {
+        #if canImport(Darwin)
+        center.addObserver(forName: name, object: nil, queue: nil, using: block)
+        #else
+        // `Locked` so that the `@Sendable` block may capture the box; it is written once, here, and never read: it
+        // only keeps the token.
         let held = Locked<AnyObject?>(nil)
         let token = center.addObserver(forName: name, object: nil, queue: nil) { notification in
             withExtendedLifetime(held) { block(notification) }
         }
         held.withLock { $0 = token }
-        return FoundationObserverToken(object: token)
-        #else
-        FoundationObserverToken(object: center.addObserver(forName: name, object: nil, queue: nil, using: block))
+        return token
         #endif
     }
 }
-
-/// What differs between Apple platforms and the others, in one namespace (see the comment above).
-@usableFromInline
-enum Platform {}
 
 // MARK: - userInfo as observers receive it
 

@@ -5,7 +5,7 @@ public import CTypedNotificationsRuntime
 /// A 64-bit word read and written atomically, in an allocation of its own so that its address is stable; copies share
 /// it. C11 atomics (`CTypedNotificationsRuntime/include/Atomics.h`), which ThreadSanitizer understands, rather than
 /// `Synchronization.Atomic` (macOS 15 / iOS 18): the same code on the whole deployment range and every platform.
-/// `@unchecked Sendable`: the word is only accessed through these atomics, and the buffer holds nothing else.
+/// `@unchecked Sendable` because the word is only accessed through these atomics, and the buffer holds nothing else.
 @usableFromInline
 package struct AtomicWord: @unchecked Sendable {
     @usableFromInline
@@ -17,35 +17,30 @@ package struct AtomicWord: @unchecked Sendable {
         return AtomicWord(buffer: buffer)
     }
 
-    @inlinable
-    func withUnsafeMutablePointerToElements<R>(_ body: (UnsafeMutablePointer<UInt64>) -> R) -> R {
-        buffer.withUnsafeMutablePointerToElements(body)
-    }
-
     /// The current value, with acquire ordering (see ``store(_:)``); inlinable: every post checks it per observer.
     @inlinable
     package func load() -> UInt64 {
-        withUnsafeMutablePointerToElements { tn_atomic_load_acquire($0) }
+        buffer.withUnsafeMutablePointerToElements { tn_atomic_load_acquire($0) }
     }
 
     /// The current value, with no ordering of other memory: for counters read on their own.
     package func loadRelaxed() -> UInt64 {
-        withUnsafeMutablePointerToElements { tn_atomic_load_relaxed($0) }
+        buffer.withUnsafeMutablePointerToElements { tn_atomic_load_relaxed($0) }
     }
 
     /// Stores `value`, publishing everything written before it to threads that then load it.
     package func store(_ value: UInt64) {
-        withUnsafeMutablePointerToElements { tn_atomic_store_release($0, value) }
+        buffer.withUnsafeMutablePointerToElements { tn_atomic_store_release($0, value) }
     }
 
     /// Adds `delta` and returns the new value.
     @discardableResult
     package func add(_ delta: UInt64) -> UInt64 {
-        withUnsafeMutablePointerToElements { tn_atomic_fetch_add($0, delta) } &+ delta
+        buffer.withUnsafeMutablePointerToElements { tn_atomic_fetch_add($0, delta) } &+ delta
     }
 
     package func exchange(_ value: UInt64) -> UInt64 {
-        withUnsafeMutablePointerToElements { tn_atomic_exchange($0, value) }
+        buffer.withUnsafeMutablePointerToElements { tn_atomic_exchange($0, value) }
     }
 }
 
@@ -55,27 +50,4 @@ extension AtomicWord {
 
     /// Sets the flag and returns whether this call set it (it was clear before).
     package func set() -> Bool { exchange(1) == 0 }
-}
-
-/// Publishes the fields of a channel's bridge, which `NotificationCenter` hands to posting threads (for its Foundation
-/// observer) through a lock of its own: safe, but invisible on Linux to ThreadSanitizer, which flags the first reads.
-/// So ``publish()`` runs once a bridge and its channel exist, before registering; the bridge calls ``acquire()`` before
-/// reading them: one release and one acquire on one word. Bridges are rare; the acquire is a plain load on x86 and ARM.
-///
-/// For ThreadSanitizer, not for speed: a release store and an acquire load per plain post that reaches a bridge, a
-/// plain load on x86 and ARM. Without them ThreadSanitizer reports races in the suite, all such first reads (in
-/// `FoundationBridge.addBridgeObserver` and `isOwnPost`, `AnyChannel.recordActivity`, `ObserverRegistry.snapshot`);
-/// suppressing those functions would hide real races in them too.
-package enum FoundationPublication {
-    private static let word = AtomicWord.make()
-
-    /// Publishes everything the calling thread wrote so far; call at the end of the object's initialiser.
-    package static func publish() {
-        word.add(1)
-    }
-
-    /// Sees everything published so far; call before reading the fields of an object Foundation handed over.
-    package static func acquire() {
-        _ = word.load()
-    }
 }

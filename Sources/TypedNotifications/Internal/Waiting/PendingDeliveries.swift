@@ -41,13 +41,19 @@ final class PendingDeliveries: Sendable {
         self.isolation = isolation.map(WeakActor.init)
     }
 
-    /// For a coalesced burst's delivery: the waits of the posts it joined, and what else it holds until it is done.
-    init(joining joined: [PendingDeliveries], holding held: (any AnyObject & Sendable)? = nil) {
+    /// Deliveries that hold the waits `joined` and, until they are done, `held`: a coalesced burst's, with the waits
+    /// of the posts it joined; or a post's that reports to several waits (``CenterWaits``), with `lead`'s task and
+    /// isolation.
+    init(
+        joining joined: [PendingDeliveries],
+        holding held: (any AnyObject & Sendable)? = nil,
+        isolationFrom lead: PendingDeliveries? = nil
+    ) {
         waiter = nil
         self.joined = joined
         self.held = held
-        awaitingTask = nil
-        isolation = nil
+        awaitingTask = lead?.awaitingTask
+        isolation = lead?.isolation
     }
 
     /// These waits without what a delivery holds until it is done (``held``): what a burst keeps of the posts that
@@ -62,15 +68,6 @@ final class PendingDeliveries: Sendable {
     /// Whether these waits, or those they joined, hold what a delivery holds until it is done.
     private var holdsDeliveries: Bool {
         held != nil || joined.contains { $0.holdsDeliveries }
-    }
-
-    /// For a post that reports to several waits (``CenterWaits``): their deliveries, with `lead`'s task and isolation.
-    init(joining joined: [PendingDeliveries], isolationFrom lead: PendingDeliveries) {
-        waiter = nil
-        self.joined = joined
-        held = nil
-        awaitingTask = lead.awaitingTask
-        isolation = lead.isolation
     }
 
     /// The actor a post made now on this thread runs on, for a post inside ``awaitDelivery(in:isolation:_:)`` that the
