@@ -26,7 +26,8 @@ public import Foundation
 enum FoundationBridge {
     /// Registers `channel`'s bridge on `center`; its block owns the returned ``BridgeRegistration``.
     static func addBridgeObserver<Event: Notifiable>(
-        for channel: Channel<Event>,
+        for channel: Channel,
+        of subject: Event.Type,
         on center: NotificationCenter
     ) -> BridgeRegistration {
         LockDiscipline.assertNoLockHeld("adds a Foundation observer")
@@ -38,7 +39,7 @@ enum FoundationBridge {
             #if DEBUG
             channel.recordActivity()  // a plain post: a token made before was used
             #endif
-            withExtendedLifetime(registration) { channel.receivePlain(notification) }
+            withExtendedLifetime(registration) { channel.receivePlain(notification, of: subject) }
         }
         return registration
     }
@@ -53,7 +54,7 @@ enum FoundationBridge {
     /// first reads. So the bridge's registration adds to it once the bridge and its channel exist, and the block loads
     /// it before reading them: one release and one acquire on one word per plain post that reaches a bridge, a plain
     /// load on x86 and ARM. For ThreadSanitizer, not for speed: without them it reports races in the suite, all such
-    /// first reads (in `addBridgeObserver` and `isOwnPost`, `AnyChannel.recordActivity`, `ObserverRegistry.snapshot`);
+    /// first reads (in `addBridgeObserver` and `isOwnPost`, `Channel.recordActivity`, `ObserverRegistry.snapshot`);
     /// suppressing those functions would hide real races in them too.
     private static let publication = AtomicWord.make()
 
@@ -110,7 +111,7 @@ enum FoundationBridge {
     }
 
     /// Whether `channel`'s bridge must skip `notification`: the typed post in progress here, received the first time.
-    static func isOwnPost(_ notification: Notification, on channel: AnyChannel) -> Bool {
+    static func isOwnPost(_ notification: Notification, on channel: Channel) -> Bool {
         var next = tn_post_frame()
         while let raw = next {
             let record = raw.assumingMemoryBound(to: PostRecord.self)
@@ -175,7 +176,7 @@ enum FoundationBridge {
         var otherConsumers: [ObjectIdentifier] = []
 
         /// Marks the post skipped by `channel`'s bridge; `false` if that bridge already skipped it.
-        mutating func consume(by channel: AnyChannel) -> Bool {
+        mutating func consume(by channel: Channel) -> Bool {
             let id = ObjectIdentifier(channel)
             guard let firstConsumer else {
                 firstConsumer = id
@@ -213,13 +214,13 @@ enum FoundationBridge {
 /// `@unchecked Sendable` because `token` is set once, by `FoundationBridge.addBridgeObserver`, before the registration
 /// is published to the registry (whose lock publishes it); `channel` never changes.
 final class BridgeRegistration: @unchecked Sendable {
-    let channel: AnyChannel
+    let channel: Channel
     /// Foundation's token, for `removeObserver(_:)`; `nil` once Foundation has let it go. Weak: it lasts as long as the
     /// observer's registration (``Platform/addObserver(_:on:using:)``), and on Apple platforms it holds the observer's
     /// block, which holds this registration: a strong reference here would keep both alive after the center is gone.
     weak var token: AnyObject?
 
-    init(_ channel: AnyChannel) {
+    init(_ channel: Channel) {
         self.channel = channel
     }
 

@@ -43,7 +43,7 @@ class AnySubscription: @unchecked Sendable {
     /// target's lock.
     var tally = DeliveryTarget.Tally()
     @usableFromInline
-    let channel: AnyChannel
+    let channel: Channel
     /// The sender filter's identity as a bit pattern (`0` for none); see "Weak loads" above.
     @usableFromInline
     let senderID: UInt
@@ -55,13 +55,13 @@ class AnySubscription: @unchecked Sendable {
     let target: DeliveryTarget?
     /// Where the observation was made, for ``Foundation/NotificationCenter/typedObservations``.
     let site: ObservationSite
-    /// Its index in ``AnyChannel/subscriptions`` while registered, so that ending it finds it at once; only under the
+    /// Its index in ``Channel/subscriptions`` while registered, so that ending it finds it at once; only under the
     /// registry's lock.
     var slot: UInt32 = 0
 
     @usableFromInline
     init(
-        channel: AnyChannel,
+        channel: Channel,
         sender: AnyObject?,
         isOwnerBound: Bool,
         target: DeliveryTarget?,

@@ -90,7 +90,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     /// Inlinable, so that it is specialised with the observing call.
     @inlinable
     init(
-        channel: AnyChannel,
+        channel: Channel,
         sender: Event.Sender?,
         owner: AnyObject?,
         target: DeliveryTarget?,

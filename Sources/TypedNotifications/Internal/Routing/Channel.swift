@@ -9,7 +9,7 @@ import Foundation
 /// reference, which the runtime reads and clears atomically); `center` is a weak reference set once in `init`; the
 /// rest never changes.
 @usableFromInline
-class AnyChannel: @unchecked Sendable {
+final class Channel: @unchecked Sendable {
     /// Weak: observations never keep a center alive.
     weak var center: NotificationCenter?
     /// The center's identity, for lookups under the lock without loading ``center`` (see ``ObserverRegistry``).
@@ -91,27 +91,25 @@ class AnyChannel: @unchecked Sendable {
 
 }
 
-/// The typed half: registers and runs the bridge. `@unchecked Sendable` as ``AnyChannel``; it adds no stored state.
-final class Channel<Event: Notifiable>: AnyChannel, @unchecked Sendable {
-    init(center: NotificationCenter, name: Notification.Name) {
-        super.init(
+/// The typed half: a new channel of a type, and its plain posts, generic over the type only where it is decoded.
+extension Channel {
+    /// A new channel of `Event`, with its bridge registered on `center`, before it is published to the registry.
+    static func bridged<Event: Notifiable>(
+        _ subject: Event.Type, on center: NotificationCenter, name: Notification.Name
+    ) -> Channel {
+        let channel = Channel(
             center: center,
             name: name,
             subject: ObjectIdentifier(Event.self),
             subjectName: String(reflecting: Event.self),
             keepsLatest: Event.self is any LatestValueNotifiable.Type
         )
-    }
-
-    /// A new channel with its bridge registered on `center`, before it is published to the registry.
-    static func bridged(on center: NotificationCenter, name: Notification.Name) -> Channel<Event> {
-        let channel = Channel(center: center, name: name)
-        channel.bridge = FoundationBridge.addBridgeObserver(for: channel, on: center)
+        channel.bridge = FoundationBridge.addBridgeObserver(for: channel, of: subject, on: center)
         return channel
     }
 
     /// Delivers a plain post that reached the bridge: decoded once, fanned out in registration order.
-    func receivePlain(_ notification: Notification) {
+    func receivePlain<Event: Notifiable>(_ notification: Notification, of subject: Event.Type) {
         guard Event.postsThroughFoundation else {
             // Typed-only: its typed posts never reach Foundation, so this is a plain post, unseen by its observers.
             #if DEBUG

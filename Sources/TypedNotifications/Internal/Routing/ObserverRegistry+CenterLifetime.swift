@@ -5,7 +5,7 @@ import Foundation
 
 extension ObserverRegistry {
     /// Drops a channel without observers, unless it keeps its type's latest post (then it lives as long as its center).
-    static func dropIfEmpty(_ channel: AnyChannel, in state: inout State) -> BridgeRegistration? {
+    static func dropIfEmpty(_ channel: Channel, in state: inout State) -> BridgeRegistration? {
         guard channel.subscriptions.isEmpty, !channel.keepsLatest,
             state.records[channel.subject]?.remove(channel) == true
         else { return nil }
@@ -15,7 +15,7 @@ extension ObserverRegistry {
 
     /// Called by ``BridgeRegistration``'s `deinit`: if `channel` is still registered, its center is being deallocated,
     /// so the channel is dropped and its observers ended.
-    func bridgeEnded(_ channel: AnyChannel) {
+    func bridgeEnded(_ channel: Channel) {
         let (ended, latest): ([AnySubscription], LatestPost?) = state.withLock { state in
             guard state.records[channel.subject]?.remove(channel) == true else { return ([], nil) }
             let ended = channel.subscriptions.compactMap { $0 }

@@ -33,7 +33,7 @@ extension ObserverRegistry {
         }
     }
 
-    func sweepChannels(of center: NotificationCenter) -> [AnyChannel] {
+    func sweepChannels(of center: NotificationCenter) -> [Channel] {
         let channels = state.withLock { $0.records.values.compactMap { $0.channel(in: center) } }
         for channel in channels { sweepEndedOwners(of: channel) }
         return channels

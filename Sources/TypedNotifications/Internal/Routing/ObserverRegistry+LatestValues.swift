@@ -23,7 +23,7 @@ extension ObserverRegistry {
             of: ObjectIdentifier(subject),
             in: center,
             cacheName: { cacheName(of: subject) },
-            makeChannel: { name in Channel<Event>.bridged(on: center, name: name) },
+            makeChannel: { name in Channel.bridged(subject, on: center, name: name) },
             body: { _, channel in
                 var kept = PostPlan(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
                 kept.queuedPosts = DeliveryTarget.enqueueInLatestOrder(
@@ -41,7 +41,7 @@ extension ObserverRegistry {
     /// For a plain post: makes `post` the latest of `channel`'s type and takes the observers it reaches, in one step,
     /// queued on their targets in the same step, as a typed post's.
     func keepLatest(
-        _ post: LatestPost, from sender: AnyObject?, on channel: AnyChannel
+        _ post: LatestPost, from sender: AnyObject?, on channel: Channel
     ) -> (Snapshot, [DeliveryTarget.QueuedPost]) {
         let (isolation, onMainActor, context) = Self.queueingContext(nil)
         let (snapshot, queued, replaced): (Snapshot, [DeliveryTarget.QueuedPost], LatestPost?) = state.withLock { _ in

@@ -20,7 +20,7 @@ extension ObserverRegistry {
         on executor: DeliveryTarget.Executor?,
         isolation: (any Actor)?,
         senderFilter: AnyObject?,
-        makeSubscription: (AnyChannel, DeliveryTarget?) -> Subscription<Event>
+        makeSubscription: (Channel, DeliveryTarget?) -> Subscription<Event>
     ) -> Subscription<Event> {
         var added: Subscription<Event>?
         var replay: (() -> Void)?
@@ -42,7 +42,7 @@ extension ObserverRegistry {
             of: ObjectIdentifier(subject),
             in: center,
             cacheName: { cacheName(of: subject) },
-            makeChannel: { name in Channel<Event>.bridged(on: center, name: name) },
+            makeChannel: { name in Channel.bridged(subject, on: center, name: name) },
             body: { state, channel in
                 let target = executor.map { state.useTarget($0, on: channel.centerID) }
                 let subscription = makeSubscription(channel, target)
@@ -73,14 +73,14 @@ extension ObserverRegistry {
         of typeID: ObjectIdentifier,
         in center: NotificationCenter,
         cacheName: () -> Void,
-        makeChannel: (Notification.Name) -> AnyChannel,
-        body: (inout State, AnyChannel) -> Void
+        makeChannel: (Notification.Name) -> Channel,
+        body: (inout State, Channel) -> Void
     ) {
-        var spare: AnyChannel?
+        var spare: Channel?
         while true {
             let outcome: ChannelOutcome = state.withLock { state in
                 guard let record = state.records[typeID] else { return .needsName }
-                let channel: AnyChannel
+                let channel: Channel
                 if let existing = record.channel(in: center) {
                     channel = existing
                 } else if let new = spare {
@@ -160,7 +160,7 @@ extension ObserverRegistry {
     /// once the registrations since the last sweep reach half the observers, so that a sweep, which visits every
     /// observer, costs each registration a constant share. Posts end a dead owner's observation meanwhile. Only under
     /// the lock.
-    static func sweepIsDue(on channel: AnyChannel) -> Bool {
+    static func sweepIsDue(on channel: Channel) -> Bool {
         guard channel.ownerBoundCount > 0 else { return false }
         channel.registrationsSinceSweep += 1
         let observers = channel.subscriptions.count - channel.holes
@@ -176,7 +176,7 @@ extension ObserverRegistry {
     /// can run the owner's `deinit`, which may cancel a token), and those of main-actor and main-queue observers only
     /// on the main actor (see ``AnySubscription``): off it, one sweep of those is scheduled on the main actor, unless
     /// one is already, so that they are cleared even where nothing is delivered on the main actor.
-    func sweepEndedOwners(of channel: AnyChannel, onMainActor: Bool = Platform.isMainActor(nil)) {
+    func sweepEndedOwners(of channel: Channel, onMainActor: Bool = Platform.isMainActor(nil)) {
         let (candidates, schedules) = state.withLock { _ in
             var candidates: [AnySubscription] = []
             var skipped = false
@@ -199,7 +199,7 @@ extension ObserverRegistry {
 
     /// Sweeps `channel`'s owners on the main actor, where those of main-actor and main-queue observers may be loaded.
     /// Detached, as a target's drain, so that it carries none of the registering task's task-locals.
-    private func scheduleMainActorSweep(of channel: AnyChannel) {
+    private func scheduleMainActorSweep(of channel: Channel) {
         Task.detached { @MainActor in
             self.state.withLock { _ in channel.mainActorSweepScheduled = false }
             self.sweepEndedOwners(of: channel, onMainActor: true)

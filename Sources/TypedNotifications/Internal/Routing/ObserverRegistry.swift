@@ -5,7 +5,7 @@ public import Foundation
 /// Per `Notifiable` type it keeps a ``TypeRecord``: the type's name and one ``Channel`` per center with live
 /// observers. One lock guards channels and observers, and the records' insertion; a post finds its type's record
 /// without it (``TypeRecords``), then takes it once, to find its center's channel and take a copy-on-write snapshot of
-/// the observers, or not at all for a type no center observes. The bookkeeping is non-generic (``AnyChannel``,
+/// the observers, or not at all for a type no center observes. The bookkeeping is non-generic (``Channel``,
 /// ``AnySubscription``).
 /// A channel lives while it has observers and its center lives (a latest-value type's, while its center lives): the
 /// last removal drops it and its bridge; a center's deallocation releases the bridge, whose ``BridgeRegistration``
@@ -57,7 +57,7 @@ final class ObserverRegistry: Sendable {
     @usableFromInline
     struct Snapshot {
         /// `Subscription<Event>`s of the channel's `Event`, in registration order, with `nil` where one ended (see
-        /// ``AnyChannel/subscriptions``).
+        /// ``Channel/subscriptions``).
         @usableFromInline
         let subscriptions: [AnySubscription?]
 
@@ -167,12 +167,12 @@ final class ObserverRegistry: Sendable {
     }
 
     /// The current observers of `channel`, for delivering a plain post.
-    func snapshot(of channel: AnyChannel) -> Snapshot {
+    func snapshot(of channel: Channel) -> Snapshot {
         state.withLock { _ in Self.snapshot(of: channel) }
     }
 
     /// Only under the lock.
-    static func snapshot(of channel: AnyChannel) -> Snapshot {
+    static func snapshot(of channel: Channel) -> Snapshot {
         Snapshot(subscriptions: channel.subscriptions)
     }
 }

@@ -16,15 +16,15 @@ final class TypeRecord: @unchecked Sendable {
     let keepsLatest: Bool
     /// By center identity, so that a post finds its center's channel in one lookup however many other centers observe
     /// the type (one per document, window or test): Foundation's own post does not see the other centers either.
-    /// The runtime's exclusivity checks, which cannot see the lock, are off, as for ``AnyChannel/subscriptions``: they
+    /// The runtime's exclusivity checks, which cannot see the lock, are off, as for ``Channel/subscriptions``: they
     /// would add a dynamic access check to every lookup (they weigh on the post-1 row of the Performance article's
     /// instruction table), where the lock already makes each access exclusive.
-    @exclusivity(unchecked) private var channels: [ObjectIdentifier: AnyChannel] = [:]
+    @exclusivity(unchecked) private var channels: [ObjectIdentifier: Channel] = [:]
     /// Channels of dead centers whose identity a new center's channel took. Only where Foundation keeps a dead
     /// center's observers (``Platform/checksCenterIdentity``): elsewhere a dead center's channels are dropped before its
     /// memory can be reused. Kept until their bridges end, which ends their observers
     /// (``ObserverRegistry/bridgeEnded(_:)``).
-    private var superseded: [AnyChannel] = []
+    private var superseded: [Channel] = []
     /// ``count``, written under the lock with the channels, read without it by a post (``hasChannels``).
     private let channelCount = AtomicWord.make()
     #if DEBUG
@@ -59,20 +59,20 @@ final class TypeRecord: @unchecked Sendable {
     /// Where identity is not enough, the weak reference is loaded too, only on an identity match: it is then `center`
     /// itself, so releasing the load cannot deallocate it under the lock, or `nil` for a dead center's channel.
     /// Only under the lock.
-    func channel(in center: NotificationCenter) -> AnyChannel? {
+    func channel(in center: NotificationCenter) -> Channel? {
         guard let channel = channels[ObjectIdentifier(center)] else { return nil }
         return !Platform.checksCenterIdentity || channel.center === center ? channel : nil
     }
 
     /// Publishes `channel`, made for a center that ``channel(in:)`` found none for: one found under its identity is
     /// then a dead center's, kept aside until its bridge ends. Only under the lock.
-    func add(_ channel: AnyChannel) {
+    func add(_ channel: Channel) {
         if let dead = channels.updateValue(channel, forKey: channel.centerID) { superseded.append(dead) }
         channelCount.store(UInt64(count))
     }
 
     /// `false` if `channel` is not one of this type's. Only under the lock.
-    func remove(_ channel: AnyChannel) -> Bool {
+    func remove(_ channel: Channel) -> Bool {
         if channels[channel.centerID] === channel {
             channels[channel.centerID] = nil
         } else if let index = superseded.firstIndex(where: { $0 === channel }) {
