@@ -47,10 +47,11 @@ extension DeliveryTarget {
     }
 
     /// Queues one post for this target's observers among `subscriptions`, in one step; see ``DeliveryTarget``. With
-    /// `burstsOnly`, only for those that coalesce what they receive. Inlinable, so that the payload is boxed where the
-    /// post is specialised for its type: unspecialised, each box looks its class's metadata up in the runtime (the
-    /// main-actor-1 row of the Performance article's instruction table).
-    @inlinable
+    /// `burstsOnly`, only for those that coalesce what they receive. Inlinable, so that it is specialised for the
+    /// payload's type where the post is: unspecialised, each box looks its class's metadata up in the runtime (the
+    /// main-actor-1 row of the Performance article's instruction table). Never inlined, so that the post's loop over
+    /// its observers keeps its size (the post-100 row).
+    @inlinable @inline(never)
     func dispatch<Payload: Sendable>(
         _ payload: Payload,
         to subscriptions: [AnySubscription?],
