@@ -80,8 +80,8 @@ final class DeliveryTarget: Sendable {
         /// The entries in `queue` whose observation ended and was discarded here (``Tally/isDiscarded``).
         var endedEntries = 0
 
-        /// Whether entries queued now, by a post made on the target's executor (`isCurrent`), run during that post:
-        /// not while a handler of the target runs (the post came from it) or behind more than ``batchLimit`` entries.
+        /// Whether the entries a post queues run during it: a post made on the target's executor (`isCurrent`), while
+        /// no handler of the target runs (the post came from it) and at most ``batchLimit`` entries wait.
         func runsNow(isCurrent: Bool) -> Bool {
             isCurrent && !isRunning && queue.count <= DeliveryTarget.batchLimit
         }
