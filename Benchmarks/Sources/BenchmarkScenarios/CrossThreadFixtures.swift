@@ -72,7 +72,7 @@ package final class MainActorHandOffFixture: TwinFixture, @unchecked Sendable {
 }
 
 /// Four threads posting at once, each to a type of its own (the same center) whose one observer runs on a serial
-/// queue of its own, each thread then waiting until its queue has delivered its posts; and the plain twin: plain
+/// queue of its own, each thread then waiting until its observer has received its posts; and the plain twin: plain
 /// observers of four names (the typed types' name strings) whose blocks dispatch to the same four queues.
 ///
 /// One operation is one post on each of the four threads (four deliveries). The threads are started once, with the
@@ -84,13 +84,17 @@ package final class FourQueuesFixture: @unchecked Sendable {
     package let plainCenter = NotificationCenter()
     package let typedSink = Sink()
     package let plainSink = Sink()
+    package let floorCenter = NotificationCenter()
+    package let floorSink = Sink()
     private let queues = (1...FourQueuesFixture.lanes).map { DispatchQueue(label: "bench.lane.\($0)") }
     private let gang = ThreadGang(threads: FourQueuesFixture.lanes)
     private var tokens: [NotificationToken] = []
     private var registrations: [any NSObjectProtocol] = []
-    /// Lane `i` posts `count` times and waits for its queue, typed and plain.
+    private var floorRegistrations: [any NSObjectProtocol] = []
+    /// Lane `i` posts `count` times and waits until its observer has had them, typed and plain.
     private var typedLanes: [@Sendable (Int) -> Void] = []
     private var plainLanes: [@Sendable (Int) -> Void] = []
+    private var floorLanes: [@Sendable (Int) -> Void] = []
 
     package init() {
         addLane(OtherTick<OtherTickBase>.self, queue: queues[0])
@@ -102,6 +106,7 @@ package final class FourQueuesFixture: @unchecked Sendable {
     deinit {
         gang.stop()
         for registration in registrations { plainCenter.removeObserver(registration) }
+        for registration in floorRegistrations { floorCenter.removeObserver(registration) }
     }
 
     private func addLane<Event: Notifiable>(_ type: Event.Type, queue: DispatchQueue) where Event.Payload == Tick {
@@ -110,29 +115,56 @@ package final class FourQueuesFixture: @unchecked Sendable {
         let typedSink = typedSink
         let plainSink = plainSink
         let name = Event.notificationName
+        let typedLane = Sink()
+        let plainLane = Sink()
         tokens.append(
-            Event.observe(in: typedCenter, delivery: .async(on: queue)) { tick in typedSink.add(tick.sequence) }
+            Event.observe(in: typedCenter, delivery: .async(on: queue)) { tick in
+                typedSink.add(tick.sequence)
+                typedLane.add(tick.sequence)
+            }
         )
         registrations.append(
             plainCenter.addObserver(forName: name, object: nil, queue: nil) { notification in
                 if let tick = notification.userInfo?["tick"] as? Tick {
-                    queue.async { plainSink.add(tick.sequence) }
+                    queue.async {
+                        plainSink.add(tick.sequence)
+                        plainLane.add(tick.sequence)
+                    }
                 }
             }
         )
+        let floorCenter = floorCenter
+        let floorSink = floorSink
+        floorRegistrations.append(
+            floorCenter.addObserver(forName: name, object: nil, queue: nil) { _ in floorSink.add(1) }
+        )
+        floorLanes.append { count in
+            for _ in 0..<count {
+                floorCenter.post(
+                    name: name, object: nil, userInfo: ["tick": Tick(sequence: 1, price: 187.25, symbol: "AAPL")])
+            }
+        }
         typedLanes.append { count in
+            let delivered = typedLane.value + count
             for _ in 0..<count {
                 Event.post(Tick(sequence: 1, price: 187.25, symbol: "AAPL"), in: typedCenter)
             }
-            queue.sync {}
+            Self.wait(on: queue, until: typedLane, reaches: delivered)
         }
         plainLanes.append { count in
+            let delivered = plainLane.value + count
             for _ in 0..<count {
                 plainCenter.post(
                     name: name, object: nil, userInfo: ["tick": Tick(sequence: 1, price: 187.25, symbol: "AAPL")])
             }
-            queue.sync {}
+            Self.wait(on: queue, until: plainLane, reaches: delivered)
         }
+    }
+
+    /// Waits until `lane` counts `delivered`: a block queued behind the lane's deliveries, again while some are still
+    /// to come (a typed drain yields its queue after a batch and queues the rest behind the block).
+    private static func wait(on queue: DispatchQueue, until lane: Sink, reaches delivered: Int) {
+        repeat { queue.sync {} } while lane.value < delivered
     }
 
     /// `count` operations: `count` posts on each of the four threads at once, until every queue has delivered them.
@@ -144,6 +176,13 @@ package final class FourQueuesFixture: @unchecked Sendable {
     @inline(never)
     package func postPlain(_ count: Int) {
         gang.run(plainLanes, count: count)
+    }
+
+    /// `count` plain posts on each of the four threads at once, to observers that only count: the Foundation posts
+    /// that a typed post makes too, without the hop to a queue, as the floor of the typed side.
+    @inline(never)
+    package func postFloor(_ count: Int) {
+        gang.run(floorLanes, count: count)
     }
 }
 

@@ -9,15 +9,18 @@
 // - async-1: a post to one observer with an `async` handler, then a wait until the handler has run for it;
 // - sequence-1: a post to one `for await` loop over a sequence, then a wait until the loop has the payload;
 // - awaited-1: a post awaited (`awaitDelivery`) until its one queue observer has run;
-// - main-actor-1: a post from a background thread to one main-actor observer, then a wait until its handler has run.
+// - main-actor-1: a post from a background thread to one main-actor observer, then a wait until its handler has run;
+// - four-queues: four threads posting at once, each to its own type with one observer on its own serial queue, until
+//   delivered (the ratio table's row; not in the instruction table, as its count depends on how the threads
+//   interleave: for profiling, with callgrind or perf); `floor` as the side runs the Foundation posts alone.
 // The twin is plain NotificationCenter code doing the same work (see Fixtures.swift and DeliveryFixtures.swift).
 import BenchmarkScenarios
 import Foundation
 
 let usage =
     "usage: TypedNotificationsInstructions"
-    + " <post-0|post-1|post-10|post-100|observe-cancel|async-1|sequence-1|awaited-1|main-actor-1>"
-    + " <typed|twin>"
+    + " <post-0|post-1|post-10|post-100|observe-cancel|async-1|sequence-1|awaited-1|main-actor-1|four-queues>"
+    + " <typed|twin|floor (four-queues only)>"
     + " <operations>"
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 3, let operations = Int(arguments[arguments.startIndex + 2]) else {
@@ -85,6 +88,16 @@ case "awaited-1":
     run(AwaitedQueueFixture())
 case "main-actor-1":
     runOffTheMainThread(MainActorHandOffFixture(), typed: typed, operations: operations)
+case "four-queues":
+    let fixture = FourQueuesFixture()
+    let (run, sink) =
+        switch arguments[arguments.startIndex + 1] {
+        case "typed": (fixture.postTyped, fixture.typedSink)
+        case "floor": (fixture.postFloor, fixture.floorSink)
+        default: (fixture.postPlain, fixture.plainSink)
+        }
+    run(operations)
+    precondition(sink.value == FourQueuesFixture.lanes * operations, "a delivery was lost")
 default:
     print("unknown scenario \(scenario)\n\(usage)")
     exit(2)

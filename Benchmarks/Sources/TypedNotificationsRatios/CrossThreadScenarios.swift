@@ -18,3 +18,17 @@ func fourQueuesScenario() -> TimedScenario {
         )
     }
 }
+
+/// The floor of ``fourQueuesScenario()``'s typed side: the same four threads' Foundation posts, which a typed post makes
+/// too, to plain observers that only count (no hop to a queue), against the same plain twin. What a typed post costs
+/// above it is its own routing, queueing and drain.
+func fourQueuesFloorScenario() -> TimedScenario {
+    TimedScenario(title: "4 threads, Foundation posts alone (floor)", twin: "plain", target: nil, stretch: nil) {
+        let fixture = FourQueuesFixture()
+        return Pair(
+            typed: Side(run: fixture.postFloor, sink: fixture.floorSink),
+            twin: Side(run: fixture.postPlain, sink: fixture.plainSink),
+            deliveriesPerOperation: FourQueuesFixture.lanes
+        )
+    }
+}

@@ -164,6 +164,7 @@ var timedScenarios: [TimedScenario] = [
     twinScenario("async handler, 1 observer, until handled", make: AsyncHandlerFixture.init),
 ]
 timedScenarios.append(fourQueuesScenario())
+timedScenarios.append(fourQueuesFloorScenario())
 if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
     timedScenarios += [
         messageScenario(1, target: 1.00),

@@ -84,6 +84,6 @@ extension Subscription {
     func deliverBurst(_ payload: Payload, from sender: AnyObject?, on context: (any Actor)?) {
         let entry = receive(payload, boxed: nil, from: sender, isolation: context, isPost: false, context: .current)
         guard let entry, let target else { return }
-        target.queue(CollectionOfOne(entry), isCurrent: target.isCurrent(context))
+        target.queue(entry, isCurrent: target.isCurrent(context))
     }
 }

@@ -46,8 +46,11 @@ extension DeliveryTarget {
     }
 
     /// Queues one post for this target's observers among `subscriptions`, in one step; see ``DeliveryTarget``. With
-    /// `burstsOnly`, only for those that coalesce what they receive.
-    @usableFromInline
+    /// `burstsOnly`, only for those that coalesce what they receive. Inlinable, so that it is specialised for the
+    /// payload's type where the post is: unspecialised, each box looks its class's metadata up in the runtime (the
+    /// main-actor-1 row of the Performance article's instruction table). Never inlined, so that the post's loop over
+    /// its observers keeps its size (the post-100 row).
+    @inlinable @inline(never)
     func dispatch<Payload: Sendable>(
         _ payload: Payload,
         to subscriptions: [AnySubscription?],
@@ -55,29 +58,50 @@ extension DeliveryTarget {
         isolation: (any Actor)?,
         burstsOnly: Bool = false
     ) {
-        let boxed = BoxedPayload(payload)
-        let context = PostContext.current
-        var entries: [Entry] = []
-        // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
-        for case let observer? in subscriptions where observer.target === self && !observer.hasEnded {
-            if observer.coalesces {
-                // It gathers the post into its own bursts first, whose end queues one delivery here.
-                if let entry = observer.receive(boxed, from: sender, isolation: isolation, context: context) {
-                    entries.append(entry)
-                }
-                continue
-            }
-            // A latest-value type's post queued the others under the registry's lock (``enqueueInLatestOrder``).
-            if burstsOnly { continue }
-            guard observer.accepts(sender) else { continue }
-            let kept = observer.takesSender ? sender : nil
-            entries.append(Entry(subscription: observer, payload: boxed, sender: kept, context: context))
-        }
-        guard !entries.isEmpty else { return }
-        queue(entries, isCurrent: isCurrent(isolation ?? context.pending?.isolationHere))
+        dispatch(
+            boxed: BoxedPayload(payload), to: subscriptions, from: sender, isolation: isolation, burstsOnly: burstsOnly)
     }
 
-    /// Queues `entries` and runs them, now (`isCurrent`, see ``enqueue(_:isCurrent:)``) or by scheduling a drain;
+    /// ``dispatch(_:to:from:isolation:burstsOnly:)`` once the payload is boxed. A post usually has one observer on a
+    /// target: its entry is queued without an array.
+    @usableFromInline
+    func dispatch(
+        boxed: AnyObject,
+        to subscriptions: [AnySubscription?],
+        from sender: AnyObject?,
+        isolation: (any Actor)?,
+        burstsOnly: Bool
+    ) {
+        let context = PostContext.current
+        var first: Entry?
+        var others: [Entry] = []
+        // Observers that ended earlier in the post get nothing queued, so nothing of the post is kept for them.
+        for case let observer? in subscriptions where observer.target === self && !observer.hasEnded {
+            let entry: Entry
+            if observer.coalesces {
+                // It gathers the post into its own bursts first, whose end queues one delivery here.
+                guard let leading = observer.receive(boxed, from: sender, isolation: isolation, context: context)
+                else { continue }
+                entry = leading
+            } else {
+                // A latest-value type's post queued the others under the registry's lock (``enqueueInLatestOrder``).
+                guard !burstsOnly, observer.accepts(sender) else { continue }
+                let kept = observer.takesSender ? sender : nil
+                entry = Entry(subscription: observer, payload: boxed, sender: kept, context: context)
+            }
+            if first == nil { first = entry } else { others.append(entry) }
+        }
+        guard let first else { return }
+        let runsHere = isCurrent(isolation ?? context.pending?.isolationHere)
+        if others.isEmpty {
+            queue(first, isCurrent: runsHere)
+        } else {
+            others.insert(first, at: 0)
+            queue(others, isCurrent: runsHere)
+        }
+    }
+
+    /// Queues `entries` and runs them, now (`isCurrent`, see ``State/runsNow(isCurrent:)``) or by scheduling a drain;
     /// outside every lock. The caller found their observers active; one that has ended since then had what was queued
     /// for it discarded (``discardPending(for:)``), perhaps before these entries came: they are discarded too, so that
     /// nothing stays queued, holding its payload and an `awaitDelivery` wait, for an ended observation. Its flag is set
@@ -93,15 +117,37 @@ extension DeliveryTarget {
         finish(queued)
     }
 
+    /// As `queue(_:isCurrent:)` with a collection, for one entry, the usual post: moved into the queue, not
+    /// copied (each copy retains and releases every reference the entry holds), and with no array (the main-actor-1
+    /// row of the Performance article's instruction table).
+    func queue(_ entry: consuming Entry, isCurrent: Bool) {
+        #if DEBUG
+        TestHooks.reached(.queueing, on: key.center)
+        #endif
+        let subscription = entry.subscription
+        let queued = enqueue(entry, isCurrent: isCurrent)
+        if subscription.hasEnded { discardPending(for: subscription) }
+        finish(queued)
+    }
+
     /// Queues `entries` in one step; the caller then calls ``finish(_:)`` outside every lock. Takes only the target's
     /// lock, so the registry may call it under its own, to queue a new observer's latest post before any live post.
     func enqueue(_ entries: some Sequence<Entry>, isCurrent: Bool) -> Queued {
         state.withLock { state in
-            let runsNow = isCurrent && !state.isRunning && state.queue.count <= Self.batchLimit
+            let runsNow = state.runsNow(isCurrent: isCurrent)
             for entry in entries { state.append(entry) }
-            if runsNow { return Queued(runsThrough: state.lastNumber, schedules: false) }
-            defer { state.isScheduled = true }
-            return Queued(runsThrough: nil, schedules: !state.isScheduled)
+            return state.queued(runsNow: runsNow)
+        }
+    }
+
+    /// As `enqueue(_:isCurrent:)` with a sequence, for one entry, which it moves into the queue.
+    func enqueue(_ entry: consuming Entry, isCurrent: Bool) -> Queued {
+        var entry = Optional(entry)
+        return state.withLock { state in
+            let runsNow = state.runsNow(isCurrent: isCurrent)
+            // `take()` moves the entry out of the optional, which the closure can only borrow.
+            if let entry = entry.take() { state.append(entry) }
+            return state.queued(runsNow: runsNow)
         }
     }
 

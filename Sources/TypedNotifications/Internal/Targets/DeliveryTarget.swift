@@ -76,9 +76,21 @@ final class DeliveryTarget: Sendable {
         /// The entries in `queue` whose observation ended and was discarded here (``Tally/isDiscarded``).
         var endedEntries = 0
 
-        mutating func append(_ entry: Entry) {
+        /// Whether the entries a post queues run during it: a post made on the target's executor (`isCurrent`), while
+        /// no handler of the target runs (the post came from it) and at most ``batchLimit`` entries wait.
+        func runsNow(isCurrent: Bool) -> Bool {
+            isCurrent && !isRunning && queue.count <= DeliveryTarget.batchLimit
+        }
+
+        /// What the post that queued entries does next: run them (`runsNow`), or schedule a drain unless one is.
+        mutating func queued(runsNow: Bool) -> Queued {
+            if runsNow { return Queued(runsThrough: lastNumber, schedules: false) }
+            defer { isScheduled = true }
+            return Queued(runsThrough: nil, schedules: !isScheduled)
+        }
+
+        mutating func append(_ entry: consuming Entry) {
             lastNumber &+= 1
-            var entry = entry
             entry.number = lastNumber
             entry.subscription.tally.queued += 1
             if entry.subscription.tally.isDiscarded { endedEntries += 1 }
@@ -225,9 +237,11 @@ final class WeakActor: @unchecked Sendable {
 
 /// A post's payload as a queued delivery holds it (``DeliveryTarget/Entry/payload``), and as a channel keeps its latest
 /// (``LatestPost/payload``): made once per post, shared by its entries.
+@usableFromInline
 final class BoxedPayload<Payload: Sendable>: Sendable {
     let value: Payload
 
+    @usableFromInline
     init(_ value: Payload) { self.value = value }
 
     /// The payload in `box`, which holds a `Payload`: the caller knows it (a subscription's own type's entry, a
