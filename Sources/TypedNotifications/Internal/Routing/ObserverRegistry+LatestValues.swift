@@ -42,9 +42,9 @@ extension ObserverRegistry {
     /// queued on their targets in the same step, as a typed post's.
     func keepLatest(
         _ post: LatestPost, from sender: AnyObject?, on channel: Channel
-    ) -> (Snapshot, [DeliveryTarget.QueuedPost]) {
+    ) -> (Snapshot, [DeliveryTarget.Queued]) {
         let (isolation, onMainActor, context) = Self.queueingContext(nil)
-        let (snapshot, queued, replaced): (Snapshot, [DeliveryTarget.QueuedPost], LatestPost?) = state.withLock { _ in
+        let (snapshot, queued, replaced): (Snapshot, [DeliveryTarget.Queued], LatestPost?) = state.withLock { _ in
             defer { channel.latest = post }
             let snapshot = Self.snapshot(of: channel)
             let queued = DeliveryTarget.enqueueInLatestOrder(

@@ -76,7 +76,7 @@ final class ObserverRegistry: Sendable {
         var keepsLatest = false
         /// For a latest-value type: its targets' entries, queued as it became the latest (``keepLatest``).
         @usableFromInline
-        var queuedPosts: [DeliveryTarget.QueuedPost]?
+        var queuedPosts: [DeliveryTarget.Queued]?
         #if DEBUG
         /// Whether this post is the one that checks the type's bridging halves (``TypeRecord/takesBridgingCheck()``).
         @usableFromInline
@@ -187,7 +187,7 @@ extension ObserverRegistry.Snapshot {
         of subject: Event.Type,
         from sender: AnyObject?,
         isolation: (any Actor)?,
-        queuedPosts: [DeliveryTarget.QueuedPost]? = nil
+        queuedPosts: [DeliveryTarget.Queued]? = nil
     ) {
         if subscriptions.isEmpty { return }
         var targets = PostTargets()

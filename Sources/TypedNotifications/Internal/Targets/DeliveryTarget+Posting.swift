@@ -4,14 +4,6 @@ import Foundation
 // target" in `DeliveryTarget`).
 
 extension DeliveryTarget {
-    /// A target's entries of one post, queued under the registry's lock; the post runs them or schedules a drain
-    /// (``finish(_:)``) after the lock, as it reaches the target in registration order.
-    @usableFromInline
-    struct QueuedPost {
-        let target: DeliveryTarget
-        let queued: Queued
-    }
-
     /// Queues a latest-value type's post for every target among `subscriptions` (their observers that coalesce aside:
     /// ``dispatch(_:to:from:isolation:burstsOnly:)`` gathers for them after the lock), under the
     /// registry's lock, in the step that makes the post the latest: so every target receives a type's posts in the
@@ -25,8 +17,8 @@ extension DeliveryTarget {
         isolation: (any Actor)?,
         onMainActor: Bool,
         context: PostContext
-    ) -> [QueuedPost] {
-        var queuedPosts: [QueuedPost] = []
+    ) -> [Queued] {
+        var queuedPosts: [Queued] = []
         var visited: [DeliveryTarget] = []
         for case let subscription? in subscriptions {
             guard let target = subscription.target, !visited.contains(where: { $0 === target }) else { continue }
@@ -40,7 +32,7 @@ extension DeliveryTarget {
             }
             guard !entries.isEmpty else { continue }
             let isCurrent = target.isCurrent(isolation, onMainActor: onMainActor)
-            queuedPosts.append(QueuedPost(target: target, queued: target.enqueue(entries, isCurrent: isCurrent)))
+            queuedPosts.append(target.enqueue(entries, isCurrent: isCurrent))
         }
         return queuedPosts
     }
@@ -136,7 +128,7 @@ extension DeliveryTarget {
         state.withLock { state in
             let runsNow = state.runsNow(isCurrent: isCurrent)
             for entry in entries { state.append(entry) }
-            return state.queued(runsNow: runsNow)
+            return state.queued(on: self, runsNow: runsNow)
         }
     }
 
@@ -147,7 +139,7 @@ extension DeliveryTarget {
             let runsNow = state.runsNow(isCurrent: isCurrent)
             // `take()` moves the entry out of the optional, which the closure can only borrow.
             if let entry = entry.take() { state.append(entry) }
-            return state.queued(runsNow: runsNow)
+            return state.queued(on: self, runsNow: runsNow)
         }
     }
 
@@ -161,8 +153,8 @@ extension DeliveryTarget {
 
     /// Runs this target's entries among `queuedPosts` (a latest-value type's post, queued under the registry's lock).
     @usableFromInline
-    func finish(_ queuedPosts: [QueuedPost]) {
-        for queuedPost in queuedPosts where queuedPost.target === self { finish(queuedPost.queued) }
+    func finish(_ queuedPosts: [Queued]) {
+        for queued in queuedPosts where queued.target === self { finish(queued) }
     }
 
     /// Discards what is queued for `subscription`, which ended, in constant amortised time whatever the queue holds:

@@ -58,8 +58,12 @@ final class DeliveryTarget: Sendable {
 
     }
 
-    /// What a post still has to do after queueing: run entries now (on the target's own actor) or schedule a drain.
+    /// What a post still has to do after queueing on ``target``: run entries now (on the target's own actor) or
+    /// schedule a drain (``DeliveryTarget/finish(_:)``, after every lock). A latest-value post queues on its targets
+    /// under the registry's lock, and finishes as it reaches each target in registration order.
+    @usableFromInline
     struct Queued {
+        let target: DeliveryTarget
         /// The number of the last entry to run now, for a post made on the target's actor.
         let runsThrough: UInt64?
         let schedules: Bool
@@ -83,10 +87,10 @@ final class DeliveryTarget: Sendable {
         }
 
         /// What the post that queued entries does next: run them (`runsNow`), or schedule a drain unless one is.
-        mutating func queued(runsNow: Bool) -> Queued {
-            if runsNow { return Queued(runsThrough: lastNumber, schedules: false) }
+        mutating func queued(on target: DeliveryTarget, runsNow: Bool) -> Queued {
+            if runsNow { return Queued(target: target, runsThrough: lastNumber, schedules: false) }
             defer { isScheduled = true }
-            return Queued(runsThrough: nil, schedules: !isScheduled)
+            return Queued(target: target, runsThrough: nil, schedules: !isScheduled)
         }
 
         mutating func append(_ entry: consuming Entry) {
