@@ -27,17 +27,10 @@ extension ObserverRegistry {
         var sweeps = false
         // Whether this registration may load main-actor owners in its sweep; asked before the lock, as below.
         let onMainActor = Platform.isMainActor(isolation)
-        // Asked here, not under the lock: without an isolation it calls Foundation (`Thread.isMainThread`). An actor
-        // is compared by identity only: the caller runs on `isolation`, so it is alive, and the observed actor is
-        // the one the caller passed in.
-        var startsOnTarget = false
-        if let executor, subject is any LatestValueNotifiable.Type {
-            switch executor {
-            case .mainActor: startsOnTarget = Platform.isMainActor(isolation)
-            case .actor(let actor): startsOnTarget = isolation.map { ObjectIdentifier($0) == actor.id } ?? false
-            case .dispatch, .operation: break
-            }
-        }
+        // Asked here, not under the lock: without an isolation it calls Foundation (`Thread.isMainThread`).
+        let startsOnTarget =
+            subject is any LatestValueNotifiable.Type
+            && executor?.isCurrent(isolation, onMainActor: onMainActor) == true
         withChannel(
             of: ObjectIdentifier(subject),
             in: center,

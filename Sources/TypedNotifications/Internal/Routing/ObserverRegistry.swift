@@ -36,13 +36,14 @@ final class ObserverRegistry: Sendable {
 
         /// The target for `executor` on `centerID`, with one more user.
         mutating func useTarget(_ executor: DeliveryTarget.Executor, on centerID: ObjectIdentifier) -> DeliveryTarget {
-            let target = DeliveryTarget(executor, center: centerID)
-            if let (existing, users) = targets[target.key], existing.serves(executor) {
-                targets[target.key] = (existing, users + 1)
+            let key = DeliveryTarget.Key(executor, center: centerID)
+            if let (existing, users) = targets[key], existing.serves(executor) {
+                targets[key] = (existing, users + 1)
                 return existing
             }
             // New, or a dead actor's entry at this one's address: its observers no longer run.
-            targets[target.key] = (target, 1)
+            let target = DeliveryTarget(executor, center: centerID)
+            targets[key] = (target, 1)
             return target
         }
 

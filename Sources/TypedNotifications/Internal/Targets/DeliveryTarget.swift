@@ -166,19 +166,25 @@ final class DeliveryTarget: Sendable {
         let center: ObjectIdentifier
         /// The queue's or actor's identity; `nil` for the main actor.
         let executor: ObjectIdentifier?
+
+        /// The key of `executor`'s target on the center `center`, found without making a target (the registry looks
+        /// targets up under its lock, where it allocates only a new one).
+        init(_ executor: Executor, center: ObjectIdentifier) {
+            self.center = center
+            self.executor =
+                switch executor {
+                case .mainActor: nil
+                case .actor(let actor): actor.id
+                case .dispatch(let queue):
+                    Platform.isMainQueue(queue) ? Platform.mainQueueIdentity : ObjectIdentifier(queue)
+                case .operation(let queue): ObjectIdentifier(queue)
+                }
+        }
     }
 
     init(_ executor: Executor, center: ObjectIdentifier) {
         self.executor = executor
-        let id: ObjectIdentifier? =
-            switch executor {
-            case .mainActor: nil
-            case .actor(let actor): actor.id
-            case .dispatch(let queue):
-                Platform.isMainQueue(queue) ? Platform.mainQueueIdentity : ObjectIdentifier(queue)
-            case .operation(let queue): ObjectIdentifier(queue)
-            }
-        key = Key(center: center, executor: id)
+        key = Key(executor, center: center)
     }
 
     /// Whether handlers run on the main thread, where alone such an observer's owner is loaded (``AnySubscription``).
@@ -207,20 +213,27 @@ final class DeliveryTarget: Sendable {
     /// Whether a post made with `isolation` runs on this target, so that its observers may run during the post.
     @usableFromInline
     func isCurrent(_ isolation: (any Actor)?) -> Bool {
-        switch executor {
-        case .mainActor: Platform.isMainActor(isolation)
-        case .actor(let target):
-            // Loaded only when the identity is the caller's actor, which the caller holds.
-            isolation.map { ObjectIdentifier($0) == target.id && target.actor === $0 } ?? false
-        case .dispatch, .operation: false
-        }
+        executor.isCurrent(isolation, onMainActor: Platform.isMainActor(isolation))
     }
 
     /// As ``isCurrent(_:)``, with whether the post is on the main actor asked before: under the registry's lock,
     /// where the package never calls Foundation (which the question asks where the main thread is the main actor).
     func isCurrent(_ isolation: (any Actor)?, onMainActor: Bool) -> Bool {
-        if case .mainActor = executor { return onMainActor }
-        return isCurrent(isolation)
+        executor.isCurrent(isolation, onMainActor: onMainActor)
+    }
+}
+
+extension DeliveryTarget.Executor {
+    /// Whether code running with `isolation` runs on this executor: the package's one answer, for a post (whose
+    /// observers here may then run during it) and for a new observer of a latest value (which then gets it before the
+    /// observing call returns). The main actor's answer is `onMainActor`, asked only for the main actor. An actor is
+    /// loaded only when its identity is the caller's actor, which the caller holds, so never a dead one at its address.
+    func isCurrent(_ isolation: (any Actor)?, onMainActor: @autoclosure () -> Bool) -> Bool {
+        switch self {
+        case .mainActor: onMainActor()
+        case .actor(let target): isolation.map { ObjectIdentifier($0) == target.id && target.actor === $0 } ?? false
+        case .dispatch, .operation: false
+        }
     }
 }
 
