@@ -28,9 +28,12 @@ extension ObserverRegistry {
         // Whether this registration may load main-actor owners in its sweep; asked before the lock, as below.
         let onMainActor = Platform.isMainActor(isolation)
         // Asked here, not under the lock: without an isolation it calls Foundation (`Thread.isMainThread`).
+        // The conformance check, a run-time lookup, only for an observer on a target.
         let startsOnTarget =
-            subject is any LatestValueNotifiable.Type
-            && executor?.isCurrent(isolation, onMainActor: onMainActor) == true
+            executor.map {
+                subject is any LatestValueNotifiable.Type && $0.isCurrent(isolation, onMainActor: onMainActor)
+            }
+            ?? false
         withChannel(
             of: ObjectIdentifier(subject),
             in: center,
