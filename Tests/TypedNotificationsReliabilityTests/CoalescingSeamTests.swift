@@ -10,23 +10,6 @@ import TypedNotificationsTestSupport
 // throttle, and posts from many threads, on every target a handler runs on. Each test bounds its waits with
 // `finishes(within:)`, so that a delivery that waits for itself fails the test instead of hanging the run.
 
-/// A payload that tells when the package has let go of it.
-struct SeamPing: Notifiable {
-    final class Box: Sendable {
-        let onRelease: @Sendable () -> Void
-        init(onRelease: @escaping @Sendable () -> Void) { self.onRelease = onRelease }
-        deinit { onRelease() }
-    }
-
-    let index: Int
-    let box: Box?
-
-    init(_ index: Int, onRelease: (@Sendable () -> Void)? = nil) {
-        self.index = index
-        box = onRelease.map(Box.init)
-    }
-}
-
 /// A second type, for handlers that post into another observer's coalescing.
 struct SeamPong: Notifiable {
     let index: Int
@@ -50,77 +33,6 @@ final class SeamOwner: Sendable {
     let gone: @Sendable () -> Void
     init(gone: @escaping @Sendable () -> Void = {}) { self.gone = gone }
     deinit { gone() }
-}
-
-/// An actor whose deinitialisation signals.
-actor SeamHost {
-    let gone: @Sendable () -> Void
-    init(gone: @escaping @Sendable () -> Void = {}) { self.gone = gone }
-    deinit { gone() }
-}
-
-/// Where a handler runs.
-enum SeamTarget: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case postingThread, dispatchQueue, operationQueue, mainActor, actor, asyncHandler
-    var testDescription: String { rawValue }
-    static var queued: [SeamTarget] { allCases.filter { $0 != .postingThread } }
-}
-
-/// One observation, with what its handler runs on kept alive.
-struct SeamObservation: Sendable {
-    let cancel: @Sendable () -> Void
-    let host: (any Sendable)?
-}
-
-/// Observes ``SeamPing`` on `target` with `coalescing`.
-func observePing(
-    on target: SeamTarget,
-    in center: NotificationCenter,
-    coalescing: NotificationCoalescing<SeamPing>?,
-    _ handler: @escaping @Sendable (SeamPing) -> Void
-) -> SeamObservation {
-    switch target {
-    case .postingThread:
-        let token = SeamPing.observe(in: center, coalescing: coalescing, handler)
-        return SeamObservation(cancel: { token.cancel() }, host: nil)
-    case .dispatchQueue:
-        let queue = DispatchQueue(label: "CoalescingSeamTests")
-        let token = SeamPing.observe(in: center, delivery: .async(on: queue), coalescing: coalescing, handler)
-        return SeamObservation(cancel: { token.cancel() }, host: queue)
-    case .operationQueue:
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let token = SeamPing.observe(in: center, delivery: .async(on: queue), coalescing: coalescing, handler)
-        return SeamObservation(cancel: { token.cancel() }, host: queue)
-    case .mainActor:
-        let token = SeamPing.observeOnMainActor(in: center, coalescing: coalescing) { handler($0) }
-        return SeamObservation(cancel: { token.cancel() }, host: nil)
-    case .actor:
-        let host = SeamHost()
-        let observation = SeamPing.observe(for: host, in: center, coalescing: coalescing) { _, ping in handler(ping) }
-        return SeamObservation(cancel: { observation.cancel() }, host: host)
-    case .asyncHandler:
-        let token = SeamPing.observe(in: center, coalescing: coalescing) { (ping: SeamPing) async in handler(ping) }
-        return SeamObservation(cancel: { token.cancel() }, host: nil)
-    }
-}
-
-/// A signal that fires once `count` events have been counted.
-final class SeamCountDown: Sendable {
-    private let counted = Counter()
-    private let count: Int
-    private let signal = Signal()
-
-    init(_ count: Int) {
-        self.count = count
-        if count <= 0 { signal.fire() }
-    }
-
-    func tick() {
-        if counted.increment() == count { signal.fire() }
-    }
-
-    func wait() async { await signal.wait() }
 }
 
 let seamCoalescings: [NotificationCoalescing<SeamPing>] = [

@@ -11,124 +11,10 @@ import TypedNotificationsTestSupport
 // delivery is queued, and a type's observers on two centers coming and going while both are posted (the lock-free
 // "nobody observes this type" check). Every wait is bounded by `finishes(within:)`.
 
-/// A payload that tells when the package has let go of it (its ``Box``), stamped by the poster.
-struct EndingPing: Notifiable {
-    final class Box: Sendable {
-        let onRelease: @Sendable () -> Void
-        init(onRelease: @escaping @Sendable () -> Void) { self.onRelease = onRelease }
-        deinit { onRelease() }
-    }
-
-    let index: Int
-    let stamp: Int
-    let box: Box?
-
-    init(_ index: Int, stamp: Int = 0, onRelease: (@Sendable () -> Void)? = nil) {
-        self.index = index
-        self.stamp = stamp
-        box = onRelease.map(Box.init)
-    }
-}
-
 /// A type that never goes through Foundation: a post that wrongly finds no observer loses the delivery.
 struct EndingTypedOnlyStamp: Notifiable {
     static var postsThroughFoundation: Bool { false }
     let stamp: Int
-}
-
-/// An actor for the actor target; held by the test, released by some tests.
-actor EndingHost {}
-
-/// Where a handler runs, with what its observations share (one queue or actor per test, so one target).
-struct EndingPlace: Sendable {
-    let target: SeamTarget
-    let queue: DispatchQueue
-    let operationQueue: OperationQueue
-    let host: EndingHost
-
-    init(_ target: SeamTarget) {
-        self.target = target
-        queue = DispatchQueue(label: "EndingObservationsSeamTests")
-        let operationQueue = OperationQueue()
-        operationQueue.maxConcurrentOperationCount = 1
-        self.operationQueue = operationQueue
-        host = EndingHost()
-    }
-
-    /// Observes ``EndingPing`` here; returns what ends the observation (and keeps a token alive until called). With a
-    /// `gate`, the delivery of post 0 returns only once the gate is open.
-    func observe(
-        in center: NotificationCenter, holdingFirstAt gate: EndingGate? = nil,
-        _ handler: @escaping @Sendable (EndingPing) -> Void
-    ) -> @Sendable () -> Void {
-        let body = handler
-        let handler: @Sendable (EndingPing) -> Void = { ping in
-            body(ping)
-            if ping.index == 0, let gate { gate.block() }
-        }
-        switch target {
-        case .postingThread:
-            let token = EndingPing.observe(in: center, handler)
-            return { token.cancel() }
-        case .dispatchQueue:
-            let token = EndingPing.observe(in: center, delivery: .async(on: queue), handler)
-            return { token.cancel() }
-        case .operationQueue:
-            let token = EndingPing.observe(in: center, delivery: .async(on: operationQueue), handler)
-            return { token.cancel() }
-        case .mainActor:
-            let token = EndingPing.observeOnMainActor(in: center) { handler($0) }
-            return { token.cancel() }
-        case .actor:
-            let observation = EndingPing.observe(for: host, in: center) { _, ping in handler(ping) }
-            return { observation.cancel() }
-        case .asyncHandler:
-            let token = EndingPing.observe(in: center) { (ping: EndingPing) async in
-                body(ping)
-                if ping.index == 0, let gate { await gate.wait() }
-            }
-            return { token.cancel() }
-        }
-    }
-}
-
-/// Holds a handler in its first delivery until opened: an `async` handler suspends (it must not block a thread of the
-/// cooperative pool, which the test's own tasks need); any other blocks its thread, as a busy handler does.
-final class EndingGate: Sendable {
-    private let signal = Signal()
-    private let semaphore = DispatchSemaphore(value: 0)
-
-    func open() {
-        signal.fire()
-        semaphore.signal()
-    }
-
-    func block() {
-        semaphore.wait()
-        semaphore.signal()
-    }
-
-    func wait() async { await signal.wait() }
-}
-
-/// Fires once `count` ticks have been counted.
-final class EndingCountDown: Sendable {
-    private let counted = Counter()
-    private let count: Int
-    private let signal = Signal()
-
-    init(_ count: Int) {
-        self.count = count
-        if count <= 0 { signal.fire() }
-    }
-
-    func tick() {
-        if counted.increment() == count { signal.fire() }
-    }
-
-    var ticks: Int { counted.value }
-
-    func wait() async { await signal.wait() }
 }
 
 /// Each queued target, cancelled (`false`) or with its token released (`true`); an actor's observation is only
@@ -160,19 +46,19 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
         var random = SplitMix64(seed: SplitMix64.derivedSeed(TestSeed.run, index: releases ? 1 : 0))
         let count = 1 + random.below(300)  // across a batch (64) and the backlog bound (128)
         let center = NotificationCenter()
-        let place = EndingPlace(target)
+        let place = SeamPlace(target)
         let entered = Signal()
-        let gate = EndingGate()
+        let gate = SeamGate()
         let received = Recorded<Int>()
-        let released = EndingCountDown(count)
+        let released = SeamCountDown(count)
         let ending = Slot<@Sendable () -> Void>(
             place.observe(in: center, holdingFirstAt: gate) { ping in
                 received.append(ping.index)
                 if ping.index == 0 { entered.fire() }
             })
-        EndingPing(0).post(in: center)
+        SeamPing(0).post(in: center)
         #expect(await finishes(within: 10) { await entered.wait() }, "the first delivery never started")
-        for index in 1...count { EndingPing(index, onRelease: { released.tick() }).post(in: center) }
+        for index in 1...count { SeamPing(index, onRelease: { released.tick() }).post(in: center) }
         let done = onNewThread {
             if releases { ending.set(nil) } else { ending.value?() }
         }
@@ -206,7 +92,7 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
             let perThread = 50 + random.below(150)
             let cancelAfter = random.below(perThread)
             let center = NotificationCenter()
-            let place = EndingPlace(target)
+            let place = SeamPlace(target)
             let clock = LogicalClock()
             let starts = Recorded<(index: Int, posted: Int, stamp: Int)>()
             let reachedCancelPoint = DispatchSemaphore(value: 0)
@@ -228,7 +114,7 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
                         }
                         // Thread 0's post `cancelAfter` lets the canceller go once it is delivered.
                         for index in 0..<perThread {
-                            EndingPing(thread * 1_000 + index, stamp: clock.increment()).post(in: center)
+                            SeamPing(thread * 1_000 + index, stamp: clock.increment()).post(in: center)
                         }
                     }
                 }
@@ -258,7 +144,7 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
         let perThread = TestEnvironment.scaled(normal: 400, long: 4_000, sanitized: 100)
         let every = 2 + random.below(8)
         let center = NotificationCenter()
-        let place = EndingPlace(target)
+        let place = SeamPlace(target)
         let received = Recorded<Int>()
         // The newest observation's generation and what ends it. Replaced in one step under the test's own lock: on the
         // posting thread two handlers of one observation may run at once, and both would replace it.
@@ -283,7 +169,7 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
         let waited = await finishes(within: 60) {
             _ = try? await awaitDelivery(in: center) {
                 await onThreads(2) { thread in
-                    for index in 0..<perThread { EndingPing(thread * 100_000 + index).post(in: center) }
+                    for index in 0..<perThread { SeamPing(thread * 100_000 + index).post(in: center) }
                 }
             }
         }
@@ -309,12 +195,12 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
         let center = NotificationCenter()
         let queue = DispatchQueue(label: "EndingObservationsSeamTests.owner")
         let entered = Signal()
-        let gate = EndingGate()
+        let gate = SeamGate()
         let ownerGone = Protected(false)
         let lateCalls = Counter()
-        let released = EndingCountDown(count)
+        let released = SeamCountDown(count)
         let owner = Slot<SeamOwner>(SeamOwner(gone: { ownerGone.set(true) }))
-        let handler: @Sendable (EndingPing) -> Void = { ping in
+        let handler: @Sendable (SeamPing) -> Void = { ping in
             if ping.index == 0 {
                 entered.fire()
                 gate.block()
@@ -322,24 +208,24 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
         }
         switch target {
         case .dispatchQueue:
-            EndingPing.observe(for: owner.value!, in: center, delivery: .async(on: queue)) { _, ping in
+            SeamPing.observe(for: owner.value!, in: center, delivery: .async(on: queue)) { _, ping in
                 if ping.index > 0 { lateCalls.increment() }
                 handler(ping)
             }
         case .operationQueue:
             let operationQueue = OperationQueue()
             operationQueue.maxConcurrentOperationCount = 1
-            EndingPing.observe(for: owner.value!, in: center, delivery: .async(on: operationQueue)) { _, ping in
+            SeamPing.observe(for: owner.value!, in: center, delivery: .async(on: operationQueue)) { _, ping in
                 if ping.index > 0 { lateCalls.increment() }
                 handler(ping)
             }
         case .mainActor:
-            EndingPing.observeOnMainActor(for: owner.value!, in: center) { _, ping in
+            SeamPing.observeOnMainActor(for: owner.value!, in: center) { _, ping in
                 if ping.index > 0 { lateCalls.increment() }
                 handler(ping)
             }
         default:
-            EndingPing.observe(for: owner.value!, in: center) { (_: SeamOwner, ping: EndingPing) async in
+            SeamPing.observe(for: owner.value!, in: center) { (_: SeamOwner, ping: SeamPing) async in
                 if ping.index > 0 { lateCalls.increment() }
                 if ping.index == 0 {
                     entered.fire()
@@ -347,9 +233,9 @@ private func waitOff(_ semaphore: DispatchSemaphore) async {
                 }
             }
         }
-        EndingPing(0).post(in: center)
+        SeamPing(0).post(in: center)
         #expect(await finishes(within: 10) { await entered.wait() })
-        for index in 1...count { EndingPing(index, onRelease: { released.tick() }).post(in: center) }
+        for index in 1...count { SeamPing(index, onRelease: { released.tick() }).post(in: center) }
         await waitOff(onNewThread { owner.set(nil) })
         gate.open()
         // The running call holds the owner until it returns; the queued ones find it gone.

@@ -83,7 +83,7 @@ struct LocksTakenPerDeliveryTests {
         let queue = DispatchQueue(label: "LocksTakenPerDeliveryTests.awaited")
         let marks = ThreadMarks()
         let token = Tick.observe(in: center, delivery: .async(on: queue)) { _ in marks.mark() }
-        let executor = OneThreadExecutor()
+        let executor = OneThreadExecutor(runsJobsAs: .taskExecutor)
         defer { executor.stop() }
         try await awaitDelivery { Tick(id: 0).post(in: center) }
 
@@ -162,49 +162,5 @@ private final class ThreadMarks: @unchecked Sendable {
             marks.allSatisfy({ pthread_equal($0.thread, first.thread) != 0 })
         else { return nil }
         return last.count - first.count
-    }
-}
-
-/// A task executor with one thread of its own, so that the lock count of that thread is the count of the tasks that
-/// prefer it and nothing else. Its queue is under an `NSLock`, never the package's lock, which would count.
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-private final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
-    // `jobs` and `isStopped` are guarded by `lock`; `available` counts the jobs queued, plus one for the stop.
-    private let lock = NSLock()
-    private var jobs: [UnownedJob] = []
-    private var isStopped = false
-    private let available = DispatchSemaphore(value: 0)
-
-    init() {
-        Thread { [self] in
-            while true {
-                available.wait()
-                lock.lock()
-                let job: UnownedJob? = jobs.isEmpty ? nil : jobs.removeFirst()
-                let stops = isStopped
-                lock.unlock()
-                if let job {
-                    job.runSynchronously(on: asUnownedTaskExecutor())
-                } else if stops {
-                    return
-                }
-            }
-        }.start()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        lock.lock()
-        jobs.append(job)
-        lock.unlock()
-        available.signal()
-    }
-
-    /// Ends the thread once the queued jobs have run.
-    func stop() {
-        lock.lock()
-        isStopped = true
-        lock.unlock()
-        available.signal()
     }
 }

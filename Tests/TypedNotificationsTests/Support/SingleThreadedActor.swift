@@ -4,58 +4,6 @@ import TypedNotificationsTestSupport
 
 @testable import TypedNotifications
 
-/// A serial executor that runs every job on one thread of its own, as the main actor does on Apple platforms.
-final class OneThreadExecutor: SerialExecutor, @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var stopped = false
-    private var threadID: ObjectIdentifier?
-
-    init() {
-        let thread = Thread { [self] in run() }
-        thread.start()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// Whether the calling thread is the executor's.
-    var isCurrent: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return threadID == ObjectIdentifier(Thread.current)
-    }
-
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func run() {
-        condition.lock()
-        threadID = ObjectIdentifier(Thread.current)
-        condition.unlock()
-        while true {
-            condition.lock()
-            while jobs.isEmpty && !stopped { condition.wait() }
-            if jobs.isEmpty {
-                condition.unlock()
-                return
-            }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job.runSynchronously(on: asUnownedSerialExecutor())
-        }
-    }
-}
-
 /// An actor whose code always runs on one thread: a stand-in for a `@MainActor` view model on Apple platforms.
 actor OneThreadModel {
     let executor = OneThreadExecutor()
