@@ -87,30 +87,40 @@ struct RoutePlace: Sendable {
         self.operationQueue = operationQueue
     }
 
-    /// Observes `Event` here; returns what ends the observation.
+    /// Observes `Event` here, with a condition and coalescing (neither for a sequence); returns what ends the
+    /// observation.
     func observe<Event: Notifiable>(
-        _ type: Event.Type, in center: NotificationCenter, _ handler: @escaping @Sendable (Event.Payload) -> Void
+        _ type: Event.Type, in center: NotificationCenter, where condition: NotificationCondition<Event.Payload>? = nil,
+        coalescing: NotificationCoalescing<Event.Payload>? = nil,
+        _ handler: @escaping @Sendable (Event.Payload) -> Void
     ) -> @Sendable () -> Void {
         switch target {
         case .postingThread:
-            let token = Event.observe(in: center, handler)
+            let token = Event.observe(in: center, where: condition, coalescing: coalescing, handler)
             return { token.cancel() }
         case .dispatchQueue:
-            let token = Event.observe(in: center, delivery: .async(on: queue), handler)
+            let token = Event.observe(
+                in: center, delivery: .async(on: queue), where: condition, coalescing: coalescing, handler)
             return { token.cancel() }
         case .operationQueue:
-            let token = Event.observe(in: center, delivery: .async(on: operationQueue), handler)
+            let token = Event.observe(
+                in: center, delivery: .async(on: operationQueue), where: condition, coalescing: coalescing, handler)
             return { token.cancel() }
         case .mainActor:
-            let token = Event.observeOnMainActor(in: center) { handler($0) }
+            let token = Event.observeOnMainActor(in: center, where: condition, coalescing: coalescing) { handler($0) }
             return { token.cancel() }
         case .actor:
-            let observation = Event.observe(for: host, in: center) { _, payload in handler(payload) }
+            let observation = Event.observe(for: host, in: center, where: condition, coalescing: coalescing) {
+                _, payload in handler(payload)
+            }
             return { observation.cancel() }
         case .asyncHandler:
-            let token = Event.observe(in: center) { (payload: Event.Payload) async in handler(payload) }
+            let token = Event.observe(in: center, where: condition, coalescing: coalescing) {
+                (payload: Event.Payload) async in handler(payload)
+            }
             return { token.cancel() }
         case .sequence:
+            precondition(condition == nil && coalescing == nil, "a sequence takes neither a condition nor coalescing")
             let payloads = Event.notifications(in: center)
             let consumer = Task.detached {
                 for await payload in payloads { handler(payload) }
@@ -432,5 +442,96 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
         #expect(received.received == Array(0...depth), "received on \(receiver)")
         endRelay()
         endReceiver()
+    }
+
+    // MARK: - A condition that ends its own observation
+
+    /// A `where:` condition that cancels its own observation (and accepts the payload) at post 3: the call it was
+    /// judging does not start, nor any later one, on every target, coalescing or not, while the posts come from
+    /// another thread and the wait covers them all.
+    @Test(arguments: RouteTarget.ownerBound, [false, true])
+    func aConditionThatEndsItsOwnObservationStartsNoCall(target: RouteTarget, coalesces: Bool) async throws {
+        let center = NotificationCenter()
+        let place = RoutePlace(target)
+        let ended = Counter()
+        let lateCalls = Counter()
+        let calls = RouteArrivals<Int>()
+        let end = Slot<@Sendable () -> Void>()
+        let condition = NotificationCondition<RouteTick>.matching { tick in
+            if tick.index == 3 {
+                end.value?()
+                ended.increment()
+            }
+            return true
+        }
+        end.set(
+            place.observe(RouteTick.self, in: center, where: condition, coalescing: coalesces ? .nextTurn : nil) {
+                tick in
+                if ended.value != 0 { lateCalls.increment() }
+                calls.record(tick.index)
+            })
+        let finished = await finishes(within: 60) {
+            for index in 0..<8 {
+                // One post at a time, so that a coalescing observer judges each.
+                try? await awaitDelivery(in: center) {
+                    await waitAside(onNewThread { RouteTick(index: index).post(in: center) })
+                }
+            }
+        }
+        #expect(finished, "the waits did not end")
+        #expect(ended.value == 1)
+        #expect(lateCalls.value == 0)
+        #expect(calls.received == [0, 1, 2], "\(target), coalescing: \(coalesces)")
+        #expect(ObserverRegistry.shared.registrationCounts(in: center).observers == 0)
+    }
+
+    // MARK: - Centers released with deliveries queued
+
+    /// A center is released while its posts wait on a busy place (the first call holds it), inside `awaitDelivery`
+    /// (its task's form: the caller does not hold the center). The wait ends; no call starts once the center is gone;
+    /// a new center made at once (perhaps at the same address) and observed on the same place reaches only its own
+    /// observer, and holds only its own registration.
+    @Test(arguments: RouteTarget.ownerBound)
+    func aCenterReleasedWithDeliveriesQueuedEndsThemAndANewCenterInheritsNothing(target: RouteTarget) async throws {
+        let place = RoutePlace(target)
+        let gate = EndingGate()
+        let holdsFirst = target != .postingThread
+        let gone = Counter()
+        let lateCalls = Counter()
+        let oldCalls = RouteArrivals<Int>()
+        let box = Protected<NotificationCenter?>(NotificationCenter())
+        weak let released = box.value
+        let endOld = place.observe(RouteTick.self, in: try #require(box.value)) { tick in
+            if gone.value != 0 { lateCalls.increment() }
+            oldCalls.record(tick.index)
+            if tick.index == 0, holdsFirst { gate.block() }
+        }
+        let ended = await finishes(within: 60) {
+            try? await awaitDelivery {
+                for index in 0..<10 {
+                    if let center = box.value { RouteTick(index: index).post(in: center) }
+                }
+                box.set(nil)
+                if released == nil { gone.increment() }
+                gate.open()
+            }
+        }
+        #expect(ended, "the wait did not end")
+        #expect(released == nil, "the center outlived its last reference")
+        #expect(lateCalls.value == 0, "\(lateCalls.value) calls started once the center was gone")
+        let newCenter = NotificationCenter()
+        let newCalls = RouteArrivals<Int>()
+        let endNew = place.observe(RouteTick.self, in: newCenter) { newCalls.record($0.index) }
+        let newEnded = await finishes(within: 60) {
+            try? await awaitDelivery(in: newCenter) {
+                await waitAside(onNewThread { RouteTick(index: 100).post(in: newCenter) })
+            }
+        }
+        #expect(newEnded, "the new center's wait did not end")
+        #expect(newCalls.received == [100])
+        #expect(!oldCalls.received.contains(100))
+        #expect(ObserverRegistry.shared.registrationCounts(in: newCenter).observers == 1)
+        endOld()
+        endNew()
     }
 }
