@@ -534,4 +534,89 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
         endOld()
         endNew()
     }
+
+    // MARK: - Coalescing observers behind a busy place
+
+    /// A coalescing observer's first call is held while posts keep coming from another thread: at most one delivery
+    /// waits for it, so once the call returns it gets exactly one more, with the last payload (with `merging`, every
+    /// post made meanwhile, in post order), on every target and for every kind of burst end.
+    @Test(arguments: RouteTarget.ownerBound, [0, 1, 2, 3, 4])
+    func aCoalescingObserverHeldInItsFirstCallGetsOneMoreDeliveryWithTheLast(target: RouteTarget, kind: Int)
+        async throws
+    {
+        let center = NotificationCenter()
+        let place = RoutePlace(target)
+        let gate = EndingGate()
+        let started = Signal()
+        let merges = kind == 4
+        let coalescing: NotificationCoalescing<RouteLevel> =
+            switch kind {
+            case 0: .nextTurn
+            case 1: .afterPause(0.01)
+            case 2: .within(0.01)
+            case 3: .within(0.01).trailingOnly
+            default:
+                NotificationCoalescing<RouteLevel>.nextTurn.merging { earlier, later in
+                    RouteLevel(poster: earlier.poster + later.poster, round: later.round)
+                }
+            }
+        let calls = RouteArrivals<RouteLevel>()
+        let end = place.observe(RouteLevel.self, in: center, coalescing: coalescing) { level in
+            calls.record(level)
+            if level.round == 0 {
+                started.fire()
+                gate.block()
+            }
+        }
+        let posts = 40
+        let ended = await finishes(within: 60) {
+            try? await awaitDelivery(in: center) {
+                // Not waited for: a handler on the posting thread holds that thread in the post.
+                _ = onNewThread { RouteLevel(poster: 1, round: 0).post(in: center) }
+                await started.wait()
+                await waitAside(
+                    onNewThread { for round in 1..<posts { RouteLevel(poster: 1, round: round).post(in: center) } })
+                gate.open()
+            }
+        }
+        #expect(ended, "the wait did not end")
+        let expected = [RouteLevel(poster: 1, round: 0), RouteLevel(poster: merges ? posts - 1 : 1, round: posts - 1)]
+        #expect(calls.received == expected, "\(target), \(coalescing)")
+        end()
+    }
+
+    /// Two observers of one queued place, the second coalescing: the first, in the middle of a batch, cancels the second.
+    /// No call of the second starts after that (the place runs one handler at a time, so "after" is the place's own
+    /// order), whatever bursts it had gathered or queued.
+    @Test(arguments: [RouteTarget.dispatchQueue, .operationQueue, .mainActor, .actor], [0, 1, 2])
+    func aHandlerEndingACoalescingObserverOfItsPlaceMidBatchStartsNoLaterCall(target: RouteTarget, kind: Int)
+        async throws
+    {
+        let center = NotificationCenter()
+        let place = RoutePlace(target)
+        let gate = EndingGate()
+        let coalescing: NotificationCoalescing<RouteTick> = [.nextTurn, .within(0.01), .afterPause(0.01)][kind]
+        let log = Recorded<String>()
+        let endSecond = Slot<@Sendable () -> Void>()
+        let endFirst = place.observe(RouteTick.self, in: center) { tick in
+            if tick.index == 0 { gate.block() }
+            if tick.index == 7 {
+                endSecond.value?()
+                log.append("cancelled")
+            }
+        }
+        endSecond.set(
+            place.observe(RouteTick.self, in: center, coalescing: coalescing) { log.append("second \($0.index)") })
+        let ended = await finishes(within: 60) {
+            try? await awaitDelivery(in: center) {
+                await waitAside(onNewThread { for index in 0..<20 { RouteTick(index: index).post(in: center) } })
+                gate.open()
+            }
+        }
+        #expect(ended, "the wait did not end")
+        let entries = log.values
+        let cancelled = try #require(entries.firstIndex(of: "cancelled"))
+        #expect(entries[(cancelled + 1)...].isEmpty, "calls after the cancel: \(entries[(cancelled + 1)...])")
+        endFirst()
+    }
 }
