@@ -619,4 +619,62 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
         #expect(entries[(cancelled + 1)...].isEmpty, "calls after the cancel: \(entries[(cancelled + 1)...])")
         endFirst()
     }
+
+    /// A sequence whose center is released with payloads buffered and its loop not yet started: the loop gets every
+    /// buffered payload, in post order, then ends; a new center made at once (perhaps at the same address) and posted
+    /// to never reaches it.
+    @Test func aSequenceOfAReleasedCenterGetsWhatWasBufferedThenEndsAndNeverANewCentersPosts() async throws {
+        let box = Protected<NotificationCenter?>(NotificationCenter())
+        weak let released = box.value
+        let ticks = RouteTick.notifications(in: try #require(box.value))
+        for index in 0..<10 {
+            if let center = box.value { RouteTick(index: index).post(in: center) }
+        }
+        box.set(nil)
+        #expect(released == nil, "the center outlived its last reference")
+        let newCenter = NotificationCenter()
+        let newTicks = RouteTick.notifications(in: newCenter)
+        RouteTick(index: 100).post(in: newCenter)
+        let received = RouteArrivals<Int>()
+        let ended = await finishes(within: 60) {
+            for await tick in ticks { received.record(tick.index) }
+        }
+        #expect(ended, "the loop did not end")
+        #expect(received.received == Array(0..<10))
+        var newIterator = newTicks.makeAsyncIterator()
+        #expect(await newIterator.next() == RouteTick(index: 100))
+    }
+
+    /// `LatestValue` models made on the main actor while two threads post: each starts with the latest post made
+    /// before it and, once the posts have been delivered, holds `latest(in:)`, as a model made before them does.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // `LatestValue`
+    @MainActor @Test func modelsMadeWhileTwoThreadsPostEndOnTheLatest() async throws {
+        let center = NotificationCenter()
+        let postsPerThread = TestEnvironment.scaled(normal: 300, long: 3_000, sanitized: 60)
+        var models = [LatestValue<RouteLevel>(in: center)]
+        let making = Task { @MainActor in
+            var made: [LatestValue<RouteLevel>] = []
+            for _ in 0..<8 {
+                made.append(LatestValue<RouteLevel>(in: center))
+                await Task.yield()
+            }
+            return made
+        }
+        let ended = await finishes(within: 60) {
+            try? await awaitDelivery(in: center) {
+                await onThreads(2) { poster in
+                    for round in 0..<postsPerThread { RouteLevel(poster: poster, round: round).post(in: center) }
+                }
+            }
+        }
+        #expect(ended, "the wait did not end")
+        models += await making.value
+        let latest = RouteLevel.latest(in: center)
+        #expect(latest != nil)
+        for (index, model) in models.enumerated() {
+            #expect(
+                model.value == latest,
+                "model \(index): \(String(describing: model.value)), latest \(String(describing: latest))")
+        }
+    }
 }
