@@ -13,7 +13,7 @@ enum Handler<Payload: Sendable>: Sendable {
     case queued(ConsumerQueue<Payload>)
 }
 
-/// One typed observer; `@unchecked Sendable` as ``AnySubscription``: what it adds is immutable and `Sendable`.
+/// One typed observer.
 ///
 /// **One route per observer.** What an observer does with a payload is decided once, at registration, as the stages
 /// of its route: sender filter, owner, its own coalescing, where it waits (its target, its own queue, or nowhere),
@@ -22,6 +22,8 @@ enum Handler<Payload: Sendable>: Sendable {
 /// (``receive(_:boxed:from:isolation:isPost:context:)``); a post passes every stage, the other two start where a
 /// delivery waits. The common observer (a handler of the payload alone, on the posting thread, with nothing else) is
 /// the one test of the fast path (``deliver(_:from:isolation:)``).
+///
+/// `@unchecked Sendable` as ``AnySubscription``, and safe because what it adds is immutable and `Sendable`.
 @usableFromInline
 final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendable {
     typealias Payload = Event.Payload
