@@ -271,7 +271,7 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
     ) async throws {
         let center = NotificationCenter()
         let place = RoutePlace(target)
-        let gate = EndingGate()
+        let gate = SeamGate()
         let holdsFirst = target != .postingThread
         let first = RouteArrivals<Int>()
         let second = RouteArrivals<Int>()
@@ -496,7 +496,7 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
     @Test(arguments: RouteTarget.ownerBound)
     func aCenterReleasedWithDeliveriesQueuedEndsThemAndANewCenterInheritsNothing(target: RouteTarget) async throws {
         let place = RoutePlace(target)
-        let gate = EndingGate()
+        let gate = SeamGate()
         let holdsFirst = target != .postingThread
         let gone = Counter()
         let lateCalls = Counter()
@@ -548,7 +548,7 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
     {
         let center = NotificationCenter()
         let place = RoutePlace(target)
-        let gate = EndingGate()
+        let gate = SeamGate()
         let started = Signal()
         let merges = kind == 4
         let coalescing: NotificationCoalescing<RouteLevel> =
@@ -596,7 +596,7 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
     {
         let center = NotificationCenter()
         let place = RoutePlace(target)
-        let gate = EndingGate()
+        let gate = SeamGate()
         let coalescing: NotificationCoalescing<RouteTick> = [.nextTurn, .within(0.01), .afterPause(0.01)][kind]
         let log = Recorded<String>()
         let endSecond = Slot<@Sendable () -> Void>()
