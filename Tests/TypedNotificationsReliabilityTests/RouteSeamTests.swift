@@ -313,8 +313,8 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
 
     /// Two threads post a latest-value type at the same moment, round after round. The center keeps one of the two
     /// as the latest; once the round's deliveries have run, every observer on a serial target (an `OperationQueue`,
-    /// an actor, the main actor) and a `LatestValue` model end on `latest(in:)`, since a target receives the type's
-    /// posts in the order the center keeps them.
+    /// an actor, the main actor), an `async` handler, a sequence and a `LatestValue` model end on `latest(in:)`, since
+    /// a target and an observer's own queue receive the type's posts in the order the center keeps them.
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // `LatestValue`
     @MainActor @Test func observersOnEveryKindOfTargetEndOnTheLatestWhenTwoThreadsPostAtOnce() async throws {
         let center = NotificationCenter()
@@ -324,12 +324,21 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
         let onOperationQueue = RouteArrivals<RouteLevel>()
         let onActor = RouteArrivals<RouteLevel>()
         let onMainActor = RouteArrivals<RouteLevel>()
+        let inAsyncHandler = RouteArrivals<RouteLevel>()
+        let inSequence = RouteArrivals<RouteLevel>()
+        let levels = RouteLevel.notifications(in: center)
+        let loop = Task.detached { for await level in levels { inSequence.record(level) } }
+        defer { loop.cancel() }
         let held: [any Sendable] = [
             RouteLevel.observe(in: center, delivery: .async(on: operationQueue)) { onOperationQueue.record($0) },
             RouteLevel.observe(for: host, in: center) { _, level in onActor.record(level) },
             RouteLevel.observeOnMainActor(in: center) { onMainActor.record($0) },
+            RouteLevel.observe(in: center) { (level: RouteLevel) async in inAsyncHandler.record(level) },
         ]
-        let observers = [("operation queue", onOperationQueue), ("actor", onActor), ("main actor", onMainActor)]
+        let observers = [
+            ("operation queue", onOperationQueue), ("actor", onActor), ("main actor", onMainActor),
+            ("async handler", inAsyncHandler), ("sequence", inSequence),
+        ]
         let model = LatestValue<RouteLevel>(in: center)
         let rounds = TestEnvironment.scaled(normal: 300, long: 3_000, sanitized: 60)
         var mismatches: [String: [String]] = [:]
@@ -341,6 +350,8 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
             }
             #expect(ended, "round \(round): the wait did not end")
             guard ended else { break }
+            // A sequence's payload is delivered once its loop has it, which `awaitDelivery` does not wait for.
+            await inSequence.wait(forCount: 2 * (round + 1))
             let latest = RouteLevel.latest(in: center)
             let lasts = observers.map { ($0.0, $0.1.last) } + [("LatestValue model", model.value)]
             for (kind, last) in lasts where last != latest {

@@ -35,9 +35,10 @@ class AnySubscription: @unchecked Sendable {
     private var endedFlag: UInt8 = 0
     @usableFromInline
     let isOwnerBound: Bool
-    /// ``coalesces`` and ``takesSender``, one bit each: two `Bool`s would push ``tally`` out of the first word and add
-    /// a word to every observation (the memory rows of `TypedNotificationsRatios --filter memory`).
-    private let traits: UInt8
+    /// ``coalesces``, ``takesSender`` and ``waitsInOwnQueue``, one bit each: `Bool`s would push ``tally`` out of the
+    /// first word and add a word to every observation (the memory rows of `TypedNotificationsRatios --filter memory`).
+    @usableFromInline
+    let traits: UInt8
     let kind: TypedObservation.Delivery
     /// The deliveries for this observer waiting in its target's queue (see ``DeliveryTarget/Tally``); only under the
     /// target's lock.
@@ -67,11 +68,12 @@ class AnySubscription: @unchecked Sendable {
         target: DeliveryTarget?,
         coalesces: Bool,
         takesSender: Bool,
+        waitsInOwnQueue: Bool,
         site: ObservationSite,
         kind: TypedObservation.Delivery
     ) {
         self.channel = channel
-        traits = (coalesces ? 1 : 0) | (takesSender ? 2 : 0)
+        traits = (coalesces ? 1 : 0) | (takesSender ? 2 : 0) | (waitsInOwnQueue ? 4 : 0)
         self.site = site
         self.kind = kind
         self.sender = sender
@@ -88,10 +90,16 @@ class AnySubscription: @unchecked Sendable {
 
     /// Whether posts gather in bursts of this observation's own first (its `coalescing:` option), whose end delivers
     /// one payload: on a target, its post goes through ``receive(_:from:isolation:context:)``.
+    @inlinable
     final var coalesces: Bool { traits & 1 != 0 }
 
     /// Whether the handler takes the post's sender, so that a queued delivery keeps it.
     final var takesSender: Bool { traits & 2 != 0 }
+
+    /// Whether the observer's deliveries wait in a queue of its own (an `async` handler, a sequence): a latest-value
+    /// type's post appends there in the center's order (``appendInCenterOrder(_:context:)``), unless it coalesces.
+    @inlinable
+    final var waitsInOwnQueue: Bool { traits & 4 != 0 }
 
     /// Whether the owner may be loaded on any thread: not for an observer on the main actor or main queue.
     final var ownerLoadsAnywhere: Bool { target?.isMain != true }
@@ -167,6 +175,10 @@ class AnySubscription: @unchecked Sendable {
     func receive(
         _ boxed: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?, context: PostContext
     ) -> DeliveryTarget.Entry? { nil }
+
+    /// Appends a latest-value type's post to the observer's own queue, under the registry's lock, in the step that
+    /// makes it the latest (see ``DeliveryTarget/enqueueInLatestOrder``); returns what to run after that lock.
+    func appendInCenterOrder(_ boxed: AnyObject, context: PostContext) -> (() -> Void)? { nil }
 
     /// Called once the observation ended, outside every lock: drops what is queued for it; its own queue finishes.
     func didEnd() {}

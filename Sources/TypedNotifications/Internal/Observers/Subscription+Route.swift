@@ -111,7 +111,12 @@ extension Subscription {
     /// reports what a sequence's bounded buffer drops. A post's delivery (`isPost`) holds its context; a latest value,
     /// appended under the registry's lock, holds nothing and is not reported.
     func append(_ payload: Payload, to queue: ConsumerQueue<Payload>, context: PostContext, isPost: Bool) {
-        switch queue.append(payload, context: context, isPost: isPost) {
+        finishAppend(queue.append(payload, context: context, isPost: isPost), to: queue)
+    }
+
+    /// What an append leaves to do, outside every lock.
+    func finishAppend(_ appended: ConsumerQueueAppend, to queue: ConsumerQueue<Payload>) {
+        switch appended {
         case .queued, .ended: break
         case .startsDrain: startTask(of: queue)
         case .dropped:

@@ -119,6 +119,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
             target: target,
             coalesces: coalescing != nil,
             takesSender: { if case .call(_, true) = handler { true } else { false } }(),
+            waitsInOwnQueue: { if case .queued = handler { true } else { false } }(),
             site: site,
             kind: kind
         )
@@ -185,5 +186,15 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
 
     override func runQueued(_ entry: DeliveryTarget.Entry) {
         runOnTarget(entry)
+    }
+
+    override func appendInCenterOrder(_ boxed: AnyObject, context: PostContext) -> (() -> Void)? {
+        guard let queue = route?.queue else { return nil }
+        // The channel's latest post boxes a payload of its own type (see `ObserverRegistry.keepLatest`).
+        let (appended, after) = queue.appendInCenterOrder(BoxedPayload<Payload>.unbox(boxed), context: context)
+        return { [self] in
+            after()
+            finishAppend(appended, to: queue)
+        }
     }
 }

@@ -19,6 +19,7 @@ extension ObserverRegistry {
         let (isolation, onMainActor, context) = Self.queueingContext(isolation)
         var route: PostPlan?
         var replaced: LatestPost?
+        var appended: [() -> Void] = []
         withChannel(
             of: ObjectIdentifier(subject),
             in: center,
@@ -28,12 +29,13 @@ extension ObserverRegistry {
                 var kept = PostPlan(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
                 kept.queuedPosts = DeliveryTarget.enqueueInLatestOrder(
                     post.payload, to: kept.snapshot.subscriptions, from: sender, isolation: isolation,
-                    onMainActor: onMainActor, context: context)
+                    onMainActor: onMainActor, context: context, appended: &appended)
                 route = kept
                 replaced = channel.latest
                 channel.latest = post
             })
         withExtendedLifetime(replaced) {}  // released here, outside the lock: it may hold the last reference
+        for after in appended { after() }
         // Set: `withChannel` returns only once `body` has run.
         return route!
     }
@@ -44,15 +46,17 @@ extension ObserverRegistry {
         _ post: LatestPost, from sender: AnyObject?, on channel: Channel
     ) -> (Snapshot, [DeliveryTarget.Queued]) {
         let (isolation, onMainActor, context) = Self.queueingContext(nil)
+        var appended: [() -> Void] = []
         let (snapshot, queued, replaced): (Snapshot, [DeliveryTarget.Queued], LatestPost?) = state.withLock { _ in
             defer { channel.latest = post }
             let snapshot = Self.snapshot(of: channel)
             let queued = DeliveryTarget.enqueueInLatestOrder(
                 post.payload, to: snapshot.subscriptions, from: sender, isolation: isolation,
-                onMainActor: onMainActor, context: context)
+                onMainActor: onMainActor, context: context, appended: &appended)
             return (snapshot, queued, channel.latest)
         }
         withExtendedLifetime(replaced) {}
+        for after in appended { after() }
         return (snapshot, queued)
     }
 

@@ -210,7 +210,8 @@ extension ObserverRegistry.Snapshot {
                         burstsOnly: queuedPosts != nil
                     )
                 }
-            } else {
+            } else if queuedPosts == nil || !subscription.waitsInOwnQueue || subscription.coalesces {
+                // A latest-value type's post was appended to the observers' own queues under the registry's lock.
                 subscription.deliver(payload, from: sender, isolation: isolation)
             }
         }

@@ -51,6 +51,24 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
     /// Appends a post's payload, on the posting thread; or a new observer's latest post (`isPost` false, not waited
     /// for by `awaitDelivery`), under the registry's lock: only this queue's lock is taken, and no task waits yet.
     func append(_ payload: Element, context: PostContext, isPost: Bool) -> ConsumerQueueAppend {
+        let (appended, waiter, entry, released) = insert(payload, context: context, isPost: isPost)
+        withExtendedLifetime(released) {}
+        waiter?.resume(returning: entry)
+        return appended
+    }
+
+    /// Appends a latest-value type's post under the registry's lock, in the step that makes it the latest, so that
+    /// the queue takes the type's posts in the order the center keeps them; only this queue's lock is taken. What
+    /// must come after every lock (releasing a dropped payload, resuming the waiting task) is returned, for the caller
+    /// to run then.
+    func appendInCenterOrder(_ payload: Element, context: PostContext) -> (ConsumerQueueAppend, after: () -> Void) {
+        let (appended, waiter, entry, released) = insert(payload, context: context, isPost: true)
+        return (appended, { withExtendedLifetime(released) { waiter?.resume(returning: entry) } })
+    }
+
+    private func insert(
+        _ payload: Element, context: PostContext, isPost: Bool
+    ) -> (ConsumerQueueAppend, ConsumerQueueState.Waiter?, Entry, released: Entry?) {
         var entry = Entry(payload: payload)
         if handler != nil {
             entry.context.scope = context.scope
@@ -85,9 +103,7 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
             }
             return appended
         }
-        withExtendedLifetime(released) {}
-        waiter?.resume(returning: entry)
-        return appended
+        return (appended, waiter, entry, released)
     }
 
     /// Ends the queue as the observation ends: see ``ConsumerQueue``. Outside every lock.

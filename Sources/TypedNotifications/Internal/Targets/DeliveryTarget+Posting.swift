@@ -4,8 +4,9 @@ import Foundation
 // target" in `DeliveryTarget`).
 
 extension DeliveryTarget {
-    /// Queues a latest-value type's post for every target among `subscriptions` (their observers that coalesce aside:
-    /// ``dispatch(_:to:from:isolation:burstsOnly:)`` gathers for them after the lock), under the
+    /// Queues a latest-value type's post for every target among `subscriptions`, and appends it to the observers' own
+    /// queues (`appended` collects what each append leaves to do after every lock; observers that coalesce aside:
+    /// ``dispatch(_:to:from:isolation:burstsOnly:)`` and their route gather for them after the lock), under the
     /// registry's lock, in the step that makes the post the latest: so every target receives a type's posts in the
     /// order the center keeps them, whichever threads post, and its observers end on the latest. Nothing here calls out:
     /// the observers' state is read directly (the lock is held), the sender filter is loaded only for the poster's own
@@ -16,11 +17,20 @@ extension DeliveryTarget {
         from sender: AnyObject?,
         isolation: (any Actor)?,
         onMainActor: Bool,
-        context: PostContext
+        context: PostContext,
+        appended: inout [() -> Void]
     ) -> [Queued] {
         var queuedPosts: [Queued] = []
         var visited: [DeliveryTarget] = []
         for case let subscription? in subscriptions {
+            if subscription.waitsInOwnQueue {
+                // An `async` handler's or a sequence's own queue, in the same order; its task is woken after the lock.
+                guard !subscription.hasEnded, !subscription.coalesces, subscription.accepts(sender),
+                    let after = subscription.appendInCenterOrder(payload, context: context)
+                else { continue }
+                appended.append(after)
+                continue
+            }
             guard let target = subscription.target, !visited.contains(where: { $0 === target }) else { continue }
             visited.append(target)
             let entries = subscriptions.compactMap { observer -> Entry? in
