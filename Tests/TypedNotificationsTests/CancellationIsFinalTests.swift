@@ -295,7 +295,9 @@ extension CancellationIsFinalTests {
             for: owner!, in: center, delivery: delivery,
             where: .matching { _ in
                 entered.fire()
-                _ = proceed.wait(timeout: .now() + 10)
+                // A bound against a test that failed before it signals, not a pace: under load (sanitizers, a busy
+                // machine) the test's task can take more than 10 s to get there.
+                _ = proceed.wait(timeout: .now() + 120)
                 return true
             }
         ) { _, _ in calls.increment() }
