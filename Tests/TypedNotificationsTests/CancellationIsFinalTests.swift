@@ -161,7 +161,8 @@ extension CancellationIsFinalTests {
         let proceed = DispatchSemaphore(value: 0)
         let blocker = observeTracked(on: target, in: center) { _ in
             firstRunning.fire()
-            _ = proceed.wait(timeout: .now() + 10)
+            // A bound against a test that failed before it signals, not a pace (see the test below).
+            _ = proceed.wait(timeout: .now() + 120)
         }
         let replays = Counter()
         let drained = Signal()
