@@ -690,4 +690,27 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
                 "model \(index): \(String(describing: model.value)), latest \(String(describing: latest))")
         }
     }
+
+    /// An owner-bound `async` handler of a latest-value type, filtering on one sender, whose owner died: a post from
+    /// another sender still ends the observation, as any post does, though such a post reaches the observers' own
+    /// queues under the registry's lock; the handler never runs.
+    @Test func aDeadOwnersAsyncHandlerEndsAtTheNextLatestValuePostFromAnySender() async {
+        let center = NotificationCenter()
+        let filtered = Sender()
+        var owner: Sender? = Sender()
+        let calls = Counter()
+        let observation = RouteLevel.observe(for: owner!, from: filtered, in: center) { _, _ async in
+            calls.increment()
+        }
+        owner = nil
+        RouteLevel(poster: 0, round: 0).post(from: Sender(), in: center)
+        // Read without a sweep (introspection would sweep dead owners itself): the post alone ended it.
+        let registry = ObserverRegistry.shared
+        let remaining = registry.state.withLock { _ in
+            registry.records[ObjectIdentifier(RouteLevel.self)]?.channel(in: center)?.subscriptions.count { $0 != nil }
+        }
+        #expect(remaining == 0, "the dead owner's observation outlived the post")
+        #expect(calls.value == 0)
+        withExtendedLifetime((observation, filtered)) {}
+    }
 }

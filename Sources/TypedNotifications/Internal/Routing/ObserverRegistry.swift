@@ -210,8 +210,11 @@ extension ObserverRegistry.Snapshot {
                         burstsOnly: queuedPosts != nil
                     )
                 }
-            } else if queuedPosts == nil || !subscription.waitsInOwnQueue || subscription.coalesces {
-                // A latest-value type's post was appended to the observers' own queues under the registry's lock.
+            } else if queuedPosts == nil || !subscription.waitsInOwnQueue || subscription.coalesces
+                || subscription.isOwnerBound && !subscription.accepts(sender)
+            {
+                // A latest-value type's post was appended to the observers' own queues under the registry's lock; one
+                // it did not reach still ends an observation whose owner is gone, as any post does.
                 subscription.deliver(payload, from: sender, isolation: isolation)
             }
         }
