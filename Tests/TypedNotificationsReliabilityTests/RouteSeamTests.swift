@@ -71,6 +71,12 @@ enum RouteTarget: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// The targets that run every handler of one place one at a time, in one order.
     static var serial: [RouteTarget] { [.postingThread, .dispatchQueue, .operationQueue, .mainActor, .actor] }
+
+    /// The targets where a test may block a handler with a ``SeamGate`` while the rest of the suite runs: their
+    /// handlers run on a thread of their own (a queue's, the main thread), never on the cooperative pool, whose two
+    /// threads here the test's own tasks need (an actor's handler, a burst ending on the global executor, runs there;
+    /// two tests blocking both stall every task). `EndingObservationsSeamTests` covers actors, one at a time.
+    static var blockable: [RouteTarget] { [.dispatchQueue, .operationQueue, .mainActor] }
 }
 
 /// One place of each kind, shared by the observations a test makes there.
@@ -265,7 +271,7 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
     /// anew (D): B gets posts 0 to 6 and nothing after, not even post 7, whose delivery to B was queued already; C
     /// gets every post; D gets only the posts made after it began (on a queued place none of the twenty, all made
     /// before; on the posting thread, posts 8 on).
-    @Test(arguments: RouteTarget.serial)
+    @Test(arguments: RouteTarget.blockable)
     func aHandlerEndingALaterObserverOfItsPlaceMidBatchStopsItThereAndANewOneStartsWithTheNextPost(
         target: RouteTarget
     ) async throws {
@@ -504,7 +510,7 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
     /// (its task's form: the caller does not hold the center). The wait ends; no call starts once the center is gone;
     /// a new center made at once (perhaps at the same address) and observed on the same place reaches only its own
     /// observer, and holds only its own registration.
-    @Test(arguments: RouteTarget.ownerBound)
+    @Test(arguments: RouteTarget.blockable)
     func aCenterReleasedWithDeliveriesQueuedEndsThemAndANewCenterInheritsNothing(target: RouteTarget) async throws {
         let place = RoutePlace(target)
         let gate = SeamGate()
@@ -553,7 +559,7 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
     /// A coalescing observer's first call is held while posts keep coming from another thread: at most one delivery
     /// waits for it, so once the call returns it gets exactly one more, with the last payload (with `merging`, every
     /// post made meanwhile, in post order), on every target and for every kind of burst end.
-    @Test(arguments: RouteTarget.ownerBound, [0, 1, 2, 3, 4])
+    @Test(arguments: RouteTarget.blockable, [0, 1, 2, 3, 4])
     func aCoalescingObserverHeldInItsFirstCallGetsOneMoreDeliveryWithTheLast(target: RouteTarget, kind: Int)
         async throws
     {
@@ -601,7 +607,7 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
     /// Two observers of one queued place, the second coalescing: the first, in the middle of a batch, cancels the second.
     /// No call of the second starts after that (the place runs one handler at a time, so "after" is the place's own
     /// order), whatever bursts it had gathered or queued.
-    @Test(arguments: [RouteTarget.dispatchQueue, .operationQueue, .mainActor, .actor], [0, 1, 2])
+    @Test(arguments: RouteTarget.blockable, [0, 1, 2])
     func aHandlerEndingACoalescingObserverOfItsPlaceMidBatchStartsNoLaterCall(target: RouteTarget, kind: Int)
         async throws
     {
