@@ -103,7 +103,7 @@ public func awaitDelivery<Result>(
 ) async throws -> Result {
     let waiter = DeliveryWaiter()
     // The caller holds `center` for the whole call: no other center takes its identity while the wait is registered.
-    let result = try await CenterWaits.registered(
+    let result = try await PendingDeliveries.registered(
         PendingDeliveries(waiter: waiter, isolation: isolation), for: center.map(ObjectIdentifier.init), posts)
     try await waiter.wait()
     return result

@@ -112,8 +112,8 @@ extension NotificationCenter {
         NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)
         #endif
         // An `awaitDelivery(in:)` on this center, from any thread: the burst holds its wait.
-        let waits = CenterWaits.enter(ObjectIdentifier(self))
-        defer { if let waits { CenterWaits.leave(waits) } }
+        let waits = PendingDeliveries.enter(ObjectIdentifier(self))
+        defer { if let waits { PendingDeliveries.leave(waits) } }
         Coalescer.post(payload, as: subject, from: sender, in: self, coalescing: coalescing, isolation: isolation)
     }
 
@@ -130,8 +130,8 @@ extension NotificationCenter {
         NotificationDiagnostics.checkPostSender(sender, of: subject, in: self)  // `from: center`, or from a `deinit`
         #endif
         // An `awaitDelivery(in:)` on this center, from any thread: the deliveries this post queues hold its wait.
-        let waits = CenterWaits.enter(ObjectIdentifier(self))
-        defer { if let waits { CenterWaits.leave(waits) } }
+        let waits = PendingDeliveries.enter(ObjectIdentifier(self))
+        defer { if let waits { PendingDeliveries.leave(waits) } }
         var route = ObserverRegistry.shared.route(subject, in: self)
         #if DEBUG
         if route.checksBridging {  // the first post of a type with a name of its own
@@ -143,9 +143,9 @@ extension NotificationCenter {
                 payload, of: subject, from: sender, in: self, isolation: isolation)
         }
         #if DEBUG
-        DiscardedTokens.posted(to: route.snapshot.subscriptions)  // a token made before was used
+        DiscardedTokens.posted(to: route.observers)  // a token made before was used
         #endif
-        route.snapshot.deliver(payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts)
+        route.observers.deliver(payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts)
         if subject.postsThroughFoundation {
             FoundationBridge.post(
                 name: route.name,
@@ -153,12 +153,12 @@ extension NotificationCenter {
                 userInfo: subject.userInfo(for: payload),
                 subject: ObjectIdentifier(subject),
                 // A type that keeps its latest post has a bridge on this center, observers or not.
-                observed: route.keepsLatest || !route.snapshot.subscriptions.isEmpty,
+                observed: route.keepsLatest || !route.observers.isEmpty,
                 in: self
             )
         }
         if NotificationDiagnostics.reportsPosts {
-            let reached = route.snapshot.subscriptions.count { $0?.accepts(sender) == true }
+            let reached = route.observers.count { $0?.accepts(sender) == true }
             NotificationDiagnostics.reportPost(reached, for: subject, name: route.name, sender: sender, in: self)
         }
     }

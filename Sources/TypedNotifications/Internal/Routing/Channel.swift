@@ -121,12 +121,12 @@ extension Channel {
         }
         if FoundationBridge.isOwnPost(notification, on: self) { return }
         // A plain post on a center that an `awaitDelivery(in:)` waits on, from any thread.
-        let waits = CenterWaits.enter(centerID)
-        defer { if let waits { CenterWaits.leave(waits) } }
+        let waits = PendingDeliveries.enter(centerID)
+        defer { if let waits { PendingDeliveries.leave(waits) } }
         // A latest-keeping channel decodes every plain post, taking its observers as it keeps it (`keepLatest`);
         // the others decode only a post that reaches observers.
-        let observers = keepsLatest ? nil : ObserverRegistry.shared.snapshot(of: self)
-        if let observers, observers.subscriptions.isEmpty { return }
+        let observers = keepsLatest ? nil : ObserverRegistry.shared.observers(of: self)
+        if let observers, observers.isEmpty { return }
         let sender = notification.object.map { $0 as AnyObject }
         let payload: Event.Payload
         do {
@@ -137,17 +137,16 @@ extension Channel {
             if let center {
                 NotificationDiagnostics.report(.decodingFailed(error), for: Event.self, name: name, in: center)
             }
-            let snapshot = observers ?? ObserverRegistry.shared.snapshot(of: self)
-            for case let subscription? in snapshot.subscriptions {
+            for case let subscription? in observers ?? ObserverRegistry.shared.observers(of: self) {
                 subscription.reportDecodingFailure(error, from: sender)
             }
             return
         }
         // A plain post is never made on an actor that the compiler can name.
         if let observers { return observers.deliver(payload, of: Event.self, from: sender, isolation: nil) }
-        let (snapshot, queued) = ObserverRegistry.shared.keepLatest(
+        let (reached, queued) = ObserverRegistry.shared.keepLatest(
             LatestPost(BoxedPayload(payload), from: sender), from: sender, on: self)
-        snapshot.deliver(payload, of: Event.self, from: sender, isolation: nil, queuedPosts: queued)
+        reached.deliver(payload, of: Event.self, from: sender, isolation: nil, queuedPosts: queued)
     }
 }
 

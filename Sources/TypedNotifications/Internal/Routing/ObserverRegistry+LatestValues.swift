@@ -26,9 +26,9 @@ extension ObserverRegistry {
             cacheName: { cacheName(of: subject) },
             makeChannel: { name in Channel.bridged(subject, on: center, name: name) },
             body: { _, channel in
-                var kept = PostPlan(name: channel.name, snapshot: Self.snapshot(of: channel), keepsLatest: true)
+                var kept = PostPlan(name: channel.name, observers: channel.subscriptions, keepsLatest: true)
                 kept.queuedPosts = DeliveryTarget.enqueueInLatestOrder(
-                    post.payload, to: kept.snapshot.subscriptions, from: sender, isolation: isolation,
+                    post.payload, to: kept.observers, from: sender, isolation: isolation,
                     onMainActor: onMainActor, context: context, appended: &appended)
                 route = kept
                 replaced = channel.latest
@@ -44,20 +44,20 @@ extension ObserverRegistry {
     /// queued on their targets in the same step, as a typed post's.
     func keepLatest(
         _ post: LatestPost, from sender: AnyObject?, on channel: Channel
-    ) -> (Snapshot, [DeliveryTarget.Queued]) {
+    ) -> ([AnySubscription?], [DeliveryTarget.Queued]) {
         let (isolation, onMainActor, context) = Self.queueingContext(nil)
         var appended: [() -> Void] = []
-        let (snapshot, queued, replaced): (Snapshot, [DeliveryTarget.Queued], LatestPost?) = state.withLock { _ in
+        let (observers, queued, replaced) = state.withLock { _ in
             defer { channel.latest = post }
-            let snapshot = Self.snapshot(of: channel)
+            let observers = channel.subscriptions
             let queued = DeliveryTarget.enqueueInLatestOrder(
-                post.payload, to: snapshot.subscriptions, from: sender, isolation: isolation,
+                post.payload, to: observers, from: sender, isolation: isolation,
                 onMainActor: onMainActor, context: context, appended: &appended)
-            return (snapshot, queued, channel.latest)
+            return (observers, queued, channel.latest)
         }
         withExtendedLifetime(replaced) {}
         for after in appended { after() }
-        return (snapshot, queued)
+        return (observers, queued)
     }
 
     /// What queueing a post on targets under the lock needs to know of the posting context, found before the lock

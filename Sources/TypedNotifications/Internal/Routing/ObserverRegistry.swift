@@ -54,24 +54,16 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    /// A channel's observers at one moment; each is checked as it is reached (``AnySubscription/hasEnded``).
-    @usableFromInline
-    struct Snapshot {
-        /// `Subscription<Event>`s of the channel's `Event`, in registration order, with `nil` where one ended (see
-        /// ``Channel/subscriptions``).
-        @usableFromInline
-        let subscriptions: [AnySubscription?]
-
-        static var empty: Snapshot { Snapshot(subscriptions: []) }
-    }
-
     /// What a post needs: the name and the observers to deliver to directly, as one consistent snapshot.
     @usableFromInline
     struct PostPlan {
         @usableFromInline
         let name: Notification.Name
+        /// The channel's observers when the post took them: `Subscription<Event>`s of the posted `Event`, in
+        /// registration order, with `nil` where one ended (see ``Channel/subscriptions``); each is checked again as
+        /// the post reaches it (``AnySubscription/hasEnded``).
         @usableFromInline
-        let snapshot: Snapshot
+        var observers: [AnySubscription?] = []
         /// Whether the post must go through ``keepLatest(_:of:from:in:isolation:)``, which keeps it as it takes the observers.
         @usableFromInline
         var keepsLatest = false
@@ -118,12 +110,12 @@ final class ObserverRegistry: Sendable {
         }
         var route: PostPlan
         if record.keepsLatest {
-            route = PostPlan(name: record.name, snapshot: .empty, keepsLatest: true)
+            route = PostPlan(name: record.name, keepsLatest: true)
         } else if record.hasChannels {
-            let snapshot = state.withLock { _ in record.channel(in: center).map(Self.snapshot) }
-            route = PostPlan(name: record.name, snapshot: snapshot ?? .empty)
+            let observers = state.withLock { _ in record.channel(in: center)?.subscriptions }
+            route = PostPlan(name: record.name, observers: observers ?? [])
         } else {
-            route = PostPlan(name: record.name, snapshot: .empty)
+            route = PostPlan(name: record.name)
         }
         #if DEBUG
         route.checksBridging = record.takesBridgingCheck()
@@ -168,17 +160,12 @@ final class ObserverRegistry: Sendable {
     }
 
     /// The current observers of `channel`, for delivering a plain post.
-    func snapshot(of channel: Channel) -> Snapshot {
-        state.withLock { _ in Self.snapshot(of: channel) }
-    }
-
-    /// Only under the lock.
-    static func snapshot(of channel: Channel) -> Snapshot {
-        Snapshot(subscriptions: channel.subscriptions)
+    func observers(of channel: Channel) -> [AnySubscription?] {
+        state.withLock { _ in channel.subscriptions }
     }
 }
 
-extension ObserverRegistry.Snapshot {
+extension [AnySubscription?] {
     /// Delivers one post, typed or plain: to observers on a target through it (see ``DeliveryTarget``), to the others
     /// on this thread, in registration order (those of the posting actor during the post, in their place). Inlinable,
     /// so that it is specialised for the posted type in the caller's module.
@@ -190,26 +177,27 @@ extension ObserverRegistry.Snapshot {
         isolation: (any Actor)?,
         queuedPosts: [DeliveryTarget.Queued]? = nil
     ) {
-        if subscriptions.isEmpty { return }
-        var targets = PostTargets()
-        for case let subscription? in subscriptions {
+        if isEmpty { return }
+        // The targets the post has reached: usually none or one (the main actor), kept without allocating.
+        var firstTarget: DeliveryTarget?
+        var otherTargets: [DeliveryTarget] = []
+        for case let subscription? in self {
             // The package's one downcast. Safe: `add` puts only `Subscription<Event>`s in the channel of `Event`;
             // they are kept as `AnySubscription` only so that the bookkeeping is not generic (see `withChannel`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
             if let target = subscription.target {
-                if targets.isFirstVisit(to: target) {
-                    if let queuedPosts {
-                        // A latest-value type's post: queued already, in the center's order; runs now or schedules.
-                        target.finish(queuedPosts)
-                    }
-                    target.dispatch(
-                        payload,
-                        to: subscriptions,
-                        from: sender,
-                        isolation: isolation,
-                        burstsOnly: queuedPosts != nil
-                    )
+                if firstTarget == nil {
+                    firstTarget = target
+                } else if firstTarget === target || otherTargets.contains(where: { $0 === target }) {
+                    continue
+                } else {
+                    otherTargets.append(target)
                 }
+                if let queuedPosts {
+                    // A latest-value type's post: queued already, in the center's order; runs now or schedules.
+                    target.finish(queuedPosts)
+                }
+                target.dispatch(payload, to: self, from: sender, isolation: isolation, burstsOnly: queuedPosts != nil)
             } else if queuedPosts == nil || !subscription.waitsInOwnQueue || subscription.coalesces
                 || subscription.isOwnerBound && !subscription.accepts(sender)
             {
@@ -218,29 +206,5 @@ extension ObserverRegistry.Snapshot {
                 subscription.deliver(payload, from: sender, isolation: isolation)
             }
         }
-    }
-}
-
-/// The targets a post has reached: usually none or one (the main actor), kept without allocating; more in an array.
-@usableFromInline
-struct PostTargets {
-    @usableFromInline
-    var first: DeliveryTarget?
-    @usableFromInline
-    var others: [DeliveryTarget] = []
-
-    @usableFromInline
-    init() {}
-
-    /// Whether the post reaches `target` for the first time, which it then remembers.
-    @inlinable
-    mutating func isFirstVisit(to target: DeliveryTarget) -> Bool {
-        guard let first else {
-            first = target
-            return true
-        }
-        if first === target || others.contains(where: { $0 === target }) { return false }
-        others.append(target)
-        return true
     }
 }
