@@ -145,7 +145,8 @@ extension NotificationCenter {
         #if DEBUG
         DiscardedTokens.posted(to: route.observers)  // a token made before was used
         #endif
-        route.observers.deliver(payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts)
+        route.observers.deliver(
+            payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts)
         if subject.postsThroughFoundation {
             FoundationBridge.post(
                 name: route.name,
