@@ -145,7 +145,9 @@ extension NotificationCenter {
         #if DEBUG
         DiscardedTokens.posted(to: route.snapshot.subscriptions)  // a token made before was used
         #endif
-        route.snapshot.deliver(payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts)
+        route.snapshot.deliver(
+            payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts,
+            latestOrder: route.latestOrder)
         if subject.postsThroughFoundation {
             FoundationBridge.post(
                 name: route.name,

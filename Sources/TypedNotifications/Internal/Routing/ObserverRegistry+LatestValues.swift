@@ -30,6 +30,8 @@ extension ObserverRegistry {
                 kept.queuedPosts = DeliveryTarget.enqueueInLatestOrder(
                     post.payload, to: kept.snapshot.subscriptions, from: sender, isolation: isolation,
                     onMainActor: onMainActor, context: context, appended: &appended)
+                channel.latestOrder += 1
+                kept.latestOrder = channel.latestOrder
                 route = kept
                 replaced = channel.latest
                 channel.latest = post
@@ -41,23 +43,26 @@ extension ObserverRegistry {
     }
 
     /// For a plain post: makes `post` the latest of `channel`'s type and takes the observers it reaches, in one step,
-    /// queued on their targets in the same step, as a typed post's.
+    /// queued on their targets in the same step, as a typed post's; also returns its number in the center's order
+    /// (``Channel/latestOrder``).
     func keepLatest(
         _ post: LatestPost, from sender: AnyObject?, on channel: Channel
-    ) -> (Snapshot, [DeliveryTarget.Queued]) {
+    ) -> (Snapshot, [DeliveryTarget.Queued], UInt64) {
         let (isolation, onMainActor, context) = Self.queueingContext(nil)
         var appended: [() -> Void] = []
-        let (snapshot, queued, replaced): (Snapshot, [DeliveryTarget.Queued], LatestPost?) = state.withLock { _ in
+        typealias Kept = (Snapshot, [DeliveryTarget.Queued], UInt64, LatestPost?)
+        let (snapshot, queued, order, replaced): Kept = state.withLock { _ in
             defer { channel.latest = post }
+            channel.latestOrder += 1
             let snapshot = Self.snapshot(of: channel)
             let queued = DeliveryTarget.enqueueInLatestOrder(
                 post.payload, to: snapshot.subscriptions, from: sender, isolation: isolation,
                 onMainActor: onMainActor, context: context, appended: &appended)
-            return (snapshot, queued, channel.latest)
+            return (snapshot, queued, channel.latestOrder, channel.latest)
         }
         withExtendedLifetime(replaced) {}
         for after in appended { after() }
-        return (snapshot, queued)
+        return (snapshot, queued, order)
     }
 
     /// What queueing a post on targets under the lock needs to know of the posting context, found before the lock

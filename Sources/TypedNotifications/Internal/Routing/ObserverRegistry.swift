@@ -78,6 +78,9 @@ final class ObserverRegistry: Sendable {
         /// For a latest-value type: its targets' entries, queued as it became the latest (``keepLatest``).
         @usableFromInline
         var queuedPosts: [DeliveryTarget.Queued]?
+        /// A latest-value type's post: its number in the center's order (``Channel/latestOrder``); else `0`.
+        @usableFromInline
+        var latestOrder: UInt64 = 0
         #if DEBUG
         /// Whether this post is the one that checks the type's bridging halves (``TypeRecord/takesBridgingCheck()``).
         @usableFromInline
@@ -188,7 +191,8 @@ extension ObserverRegistry.Snapshot {
         of subject: Event.Type,
         from sender: AnyObject?,
         isolation: (any Actor)?,
-        queuedPosts: [DeliveryTarget.Queued]? = nil
+        queuedPosts: [DeliveryTarget.Queued]? = nil,
+        latestOrder: UInt64 = 0
     ) {
         if subscriptions.isEmpty { return }
         var targets = PostTargets()
@@ -207,7 +211,8 @@ extension ObserverRegistry.Snapshot {
                         to: subscriptions,
                         from: sender,
                         isolation: isolation,
-                        burstsOnly: queuedPosts != nil
+                        burstsOnly: queuedPosts != nil,
+                        latestOrder: latestOrder
                     )
                 }
             } else if queuedPosts == nil || !subscription.waitsInOwnQueue || subscription.coalesces
@@ -215,7 +220,7 @@ extension ObserverRegistry.Snapshot {
             {
                 // A latest-value type's post was appended to the observers' own queues under the registry's lock; one
                 // it did not reach still ends an observation whose owner is gone, as any post does.
-                subscription.deliver(payload, from: sender, isolation: isolation)
+                subscription.deliver(payload, from: sender, isolation: isolation, latestOrder: latestOrder)
             }
         }
     }
