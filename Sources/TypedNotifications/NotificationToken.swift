@@ -96,7 +96,7 @@ public final class NotificationToken: Hashable, @unchecked Sendable {
             observation.reportDiscarded(site: made.site)
         }
         #endif
-    }   // the observation is released here, outside every lock
+    }  // the observation is released here, outside every lock
 
     /// Ends the observation. Idempotent and thread-safe.
     ///

@@ -40,7 +40,9 @@ import TypedNotificationsTestSupport
     /// captured, once its call has run: a token lets go of an observation that has ended, so the cycle of handler,
     /// token and observation ends with the observation. Both ways a handler reaches its token: through an object it
     /// captures that holds the token, and through a captured variable; on the posting thread and on a queue.
-    @Test(arguments: [false, true]) func handlerThatCancelsItsOwnTokenIsFreedWithWhatItCaptured(onQueue: Bool) async throws {
+    @Test(arguments: [false, true]) func handlerThatCancelsItsOwnTokenIsFreedWithWhatItCaptured(onQueue: Bool)
+        async throws
+    {
         let center = NotificationCenter()
         let queue = DispatchQueue(label: "LeakTests.selfCancelling")
         let delivery: NotificationDelivery = onQueue ? .async(on: queue) : .immediate

@@ -162,8 +162,9 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     /// Inlinable, to be specialised in a post's loop: the common observer is one test and a call.
     /// `latestOrder`: a latest-value type's post's number in the center's order (``Channel/latestOrder``), else `0`.
     @inlinable
-    func deliver(_ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, latestOrder: UInt64 = 0)
-    {
+    func deliver(
+        _ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, latestOrder: UInt64 = 0
+    ) {
         if hasEnded { return }
         if route == nil {
             if accepts(postSender) { direct(payload) }
