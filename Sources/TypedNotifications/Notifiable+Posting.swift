@@ -146,7 +146,8 @@ extension NotificationCenter {
         DiscardedTokens.posted(to: route.observers)  // a token made before was used
         #endif
         route.observers.deliver(
-            payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts)
+            payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts,
+            latestOrder: route.latestOrder)
         if subject.postsThroughFoundation {
             FoundationBridge.post(
                 name: route.name,

@@ -41,9 +41,21 @@ public import Foundation
 ///   ``Notifiable/observe(for:from:in:delivery:where:coalescing:file:line:_:)``, which hands the handler its owner and
 ///   keeps it alive while the handler runs.
 ///
+/// A handler may capture its own token (to cancel itself after its first call), or an object that holds the token:
+/// once the observation has ended, the token lets go of it, and with it of the handler, so such a cycle is freed as
+/// soon as ``cancel()`` returns; Foundation's block observers keep theirs until the token is released. To wait for
+/// one post, ``Notifiable/next(from:in:where:timeout:isolation:file:line:after:)`` needs no token at all.
+///
 /// Tokens compare by identity. They are `Sendable`: cancel or release them from any thread.
-public final class NotificationToken: Hashable, Sendable {
-    private let observation: AnySubscription
+///
+/// `@unchecked Sendable` for ``observation``, the one mutable state, which is only read and written under the
+/// registry's lock (`ObserverRegistry.cancel(_:)`, for a token); the rest is immutable.
+public final class NotificationToken: Hashable, @unchecked Sendable {
+    /// The observation, until ``cancel()`` (or the token's release) takes it out and ends it, in one step under the
+    /// registry's lock; released outside it. Holding it no longer once it has ended lets a handler capture its own
+    /// token: the cycle handler → token → observation → handler ends with the observation. Only under the registry's
+    /// lock.
+    var observation: AnySubscription?
 
     #if DEBUG
     /// Where, when and on which thread the observation was made, for the report of a token released at once; `nil`
@@ -51,7 +63,8 @@ public final class NotificationToken: Hashable, Sendable {
     private let made: DiscardedTokens.Made?
     #endif
 
-    /// A token for `observation`; `site` is the observing call's, for the report of a discarded token.
+    /// A token for `observation`; `site` is the observing call's, for the report of a discarded token. No other
+    /// thread knows the token yet, so `init` sets ``observation`` without the lock.
     @usableFromInline
     init(_ observation: AnySubscription, site: ObservationSite? = nil) {
         self.observation = observation
@@ -64,13 +77,15 @@ public final class NotificationToken: Hashable, Sendable {
     }
 
     deinit {
-        observation.cancel()
+        let (observation, ended) = ObserverRegistry.shared.cancel(self)
+        guard let observation else { return }
+        if ended { observation.didEnd() }
         #if DEBUG
         if let made, made.isReleased(self, atOnceWith: observation.activity) {
             observation.reportDiscarded(site: made.site)
         }
         #endif
-    }
+    }  // the observation is released here, outside every lock
 
     /// Ends the observation. Idempotent and thread-safe.
     ///
@@ -87,15 +102,18 @@ public final class NotificationToken: Hashable, Sendable {
         #if DEBUG
         _ = made?.kept.set()
         #endif
-        observation.cancel()
-    }
+        let (observation, ended) = ObserverRegistry.shared.cancel(self)
+        if ended { observation?.didEnd() }
+    }  // the observation is released here, outside every lock: it may hold the last reference to the handler
 
     /// Cancels the observation if it is on `center`.
     func cancel(ifObserving center: NotificationCenter) {
         #if DEBUG
         _ = made?.kept.set()  // a deliberate end, as `cancel()`: not a discarded token
         #endif
-        if observation.isObserving(center) { observation.cancel() }
+        // The channel is retained under the lock and released outside it; its center is loaded outside it.
+        let channel = ObserverRegistry.shared.state.withLock { _ in observation?.channel }
+        if let channel, channel.isOn(center) { cancel() }
     }
 
     /// Keeps the token in `set`, so that the observation lasts as long as the set holds it.

@@ -34,6 +34,52 @@ import TypedNotificationsTestSupport
         #expect(cycles.liveHandlers.value == 0, "handlers outlived their observations")
     }
 
+    // MARK: - A handler that captures its own token
+
+    /// A one-shot observer whose handler cancels its observation through the token it captured is freed, with what it
+    /// captured, once its call has run: a token lets go of an observation that has ended, so the cycle of handler,
+    /// token and observation ends with the observation. Both ways a handler reaches its token: through an object it
+    /// captures that holds the token, and through a captured variable; on the posting thread and on a queue.
+    @Test(arguments: [false, true]) func handlerThatCancelsItsOwnTokenIsFreedWithWhatItCaptured(onQueue: Bool)
+        async throws
+    {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "LeakTests.selfCancelling")
+        let delivery: NotificationDelivery = onQueue ? .async(on: queue) : .immediate
+        let live = LiveCount()
+        let calls = Counter()
+        weak var freedHolder: Slot<NotificationToken>?
+        do {
+            let holder = Slot<NotificationToken>()
+            freedHolder = holder
+            let probe = Probe(live)
+            holder.set(
+                Tick.observe(in: center, delivery: delivery) { _ in
+                    withExtendedLifetime(probe) {}
+                    calls.increment()
+                    holder.value?.cancel()
+                })
+        }
+        do {
+            let probe = Probe(live)
+            nonisolated(unsafe) var token: NotificationToken?
+            token = Tick.observe(in: center, delivery: delivery) { _ in
+                withExtendedLifetime(probe) {}
+                calls.increment()
+                token?.cancel()
+            }
+        }
+        try await awaitDelivery(in: center) {
+            Tick(id: 1).post(in: center)
+            Tick(id: 2).post(in: center)
+        }
+        queue.sync {}  // the queue's drain has returned: it holds nothing of what it ran
+        #expect(calls.value == 2, "each handler runs once")
+        #expect(live.value == 0, "a handler that cancelled its own token outlived its observation")
+        #expect(freedHolder == nil, "the object holding the token outlived the observation")
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
     // MARK: - Memory
 
     /// The heap does not grow across many observation cycles.

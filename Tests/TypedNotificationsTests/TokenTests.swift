@@ -66,6 +66,40 @@ import TypedNotificationsTestSupport
         withExtendedLifetime(keeper) {}
     }
 
+    /// Several threads end one token's observation at the same moment, by `cancel()` and by `removeObserver(_:)`: as
+    /// each call returns the observation has ended, whichever thread ended it, so the post that thread makes next
+    /// never reaches the handler; the token is released on whichever thread lets go of it last, and other
+    /// observations are untouched.
+    @Test(.seeded) func tokenCancelledFromSeveralThreadsAtOnceHasEndedWhenEachCancelReturns() async {
+        var random = SplitMix64(seed: TestSeed.run)
+        let center = NotificationCenter()
+        let calls = Recorded<Int>()
+        let kept = Counter()
+        let keeper = CounterDidChange.observe(in: center) { _ in kept.increment() }
+        let rounds = 200
+        for round in 0..<rounds {
+            let token = Slot<NotificationToken>()
+            token.set(CounterDidChange.observe(in: center) { change in calls.append(change.count) })
+            let remover = random.below(4)
+            // The threads' closure holds the token too, so the last to let go of it is one of them, after thread 0
+            // has emptied the slot.
+            guard let shared = token.value else {
+                Issue.record("no token")
+                return
+            }
+            await onThreads(4) { thread in
+                if thread == remover { center.removeObserver(shared) } else { shared.cancel() }
+                CounterDidChange(count: round * 4 + thread).post(in: center)
+                if thread == 0 { token.set(nil) }
+            }
+        }
+        #expect(
+            calls.values.isEmpty, "posts made after a cancel() returned reached the handler: \(calls.values.prefix(5))")
+        #expect(kept.count == rounds * 4)
+        #expect(ObserverRegistry.shared.registrationCounts(in: center).observers == 1)
+        withExtendedLifetime(keeper) {}
+    }
+
     @Test func tokensStoredInASetLiveAsLongAsTheSet() {
         let center = NotificationCenter()
         let calls = Counter()

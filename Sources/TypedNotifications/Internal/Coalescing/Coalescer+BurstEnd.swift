@@ -55,6 +55,7 @@ extension Coalescer {
             guard slots?[key]?.gathering === burst else { return nil }
             slots?[key]?.gathering = nil
             slots?[key]?.isDelivering = true
+            if burst.order > slots?[key]?.delivered ?? 0 { slots?[key]?.delivered = burst.order }
             defer { (burst.payloads, burst.sender, burst.pending, burst.timer) = ([], nil, [], nil) }
             let window = burst.opensWindows && !burst.payloads.isEmpty ? burst.emptyWindow() : nil
             return (burst.payloads, burst.sender, burst.pending, window)
@@ -87,12 +88,13 @@ extension Coalescer {
     /// `window` (empty) gathers what comes before it ends; else the key is quiet again.
     func finishDelivery(of key: Key, opening window: Burst?) {
         let next: Burst? = slots.withLock { slots in
-            guard slots?[key] != nil else { return nil }
-            if let next = slots?[key]?.gathering ?? window {
-                slots?[key] = Slot(gathering: next, isDelivering: false)
+            guard let slot = slots?[key] else { return nil }
+            if let next = slot.gathering ?? window {
+                slots?[key] = Slot(gathering: next, isDelivering: false, delivered: slot.delivered)
                 return next
             }
-            slots?[key] = nil
+            // Quiet; a latest-value type's key keeps what it delivered (see `Slot`).
+            slots?[key] = slot.delivered == 0 ? nil : Slot(delivered: slot.delivered)
             return nil
         }
         if let next { schedule(next) }

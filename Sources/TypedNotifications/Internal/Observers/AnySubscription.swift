@@ -89,7 +89,7 @@ class AnySubscription: @unchecked Sendable {
     }
 
     /// Whether posts gather in bursts of this observation's own first (its `coalescing:` option), whose end delivers
-    /// one payload: on a target, its post goes through ``receive(_:from:isolation:context:)``.
+    /// one payload: on a target, its post goes through ``receive(_:from:isolation:context:latestOrder:)``.
     @inlinable
     final var coalesces: Bool { traits & 1 != 0 }
 
@@ -171,9 +171,11 @@ class AnySubscription: @unchecked Sendable {
     /// A post to an observer that coalesces on a target (``coalesces``), as ``DeliveryTarget/dispatch`` meets it on
     /// the posting thread: its route's first stages (``Subscription/receive(_:boxed:from:isolation:isPost:context:)``).
     /// Returns what the post queues for it on the target in the post's order: a throttle's first post of a quiet
-    /// period, or a check of a main-actor owner, which only the target may load; usually nothing.
+    /// period, or a check of a main-actor owner, which only the target may load; usually nothing. `latestOrder`: a
+    /// latest-value type's post's number in the center's order (``Channel/latestOrder``), else `0`.
     func receive(
-        _ boxed: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?, context: PostContext
+        _ boxed: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?, context: PostContext,
+        latestOrder: UInt64
     ) -> DeliveryTarget.Entry? { nil }
 
     /// Appends a latest-value type's post to the observer's own queue, under the registry's lock, in the step that

@@ -6,7 +6,7 @@ import Foundation
 // runs it on the posting thread. The table's next burst is scheduled only once that delivery has run, so at most one
 // delivery waits for the observer wherever it waits.
 
-/// What a post did with an observer's own coalescing (``Subscription/coalesce(_:from:isolation:into:context:)``).
+/// What a post did with an observer's own coalescing (``Subscription/coalesce(_:from:isolation:into:context:latestOrder:)``).
 enum CoalescingOutcome {
     /// It joined or began a burst, delivered at the burst's end.
     case gathered
@@ -27,13 +27,15 @@ extension Subscription {
     /// A post's stage in this observation's own coalescing (``Route/coalescing``), after its sender filter: an owner
     /// found dead ends the observation now, where it may be loaded here (a main-actor owner on the main actor; else a
     /// check is queued on its target, once at a time); the condition is judged when the burst is delivered, where
-    /// the handler runs.
+    /// the handler runs. `latestOrder`, a latest-value type's post's number in the center's order, lets the burst keep
+    /// the post the center keeps last (see ``Coalescer/gather(_:of:from:in:coalescing:context:order:pending:deliver:)``).
     func coalesce(
         _ payload: Payload,
         from postSender: AnyObject?,
         isolation: (any Actor)?,
         into coalescing: (NotificationCoalescing<Payload>, bursts: Coalescer),
-        context: PostContext
+        context: PostContext,
+        latestOrder: UInt64 = 0
     ) -> CoalescingOutcome {
         var checksOwner = false
         if isOwnerBound {
@@ -60,7 +62,7 @@ extension Subscription {
         if let queue = route?.queue { pending = pending?.attached(excludingDrainOf: queue) }
         let lead = coalescing.bursts.gather(
             payload, of: Event.self, from: postSender, in: channel.centerID, coalescing: coalescing.0,
-            context: endContext, pending: pending
+            context: endContext, order: latestOrder, pending: pending
         ) { [weak self] payload, sender, context in
             self?.deliverBurst(payload, from: sender, on: context)
         }

@@ -14,13 +14,16 @@ extension Subscription {
     ///   - boxed: `payload` boxed already (a post to a target boxes it once for all its observers); `nil` to box it
     ///     here if the delivery waits on a target.
     ///   - context: What the delivery carries from its post (see ``PostContext``).
+    ///   - latestOrder: A latest-value type's post's number in the center's order (``Channel/latestOrder``), for the
+    ///     observer's own coalescing; else `0`.
     func receive(
         _ payload: Payload,
         boxed: AnyObject?,
         from sender: AnyObject?,
         isolation: (any Actor)?,
         isPost: Bool,
-        context: PostContext
+        context: PostContext,
+        latestOrder: UInt64 = 0
     ) -> DeliveryTarget.Entry? {
         var context = context
         if isPost {
@@ -31,7 +34,8 @@ extension Subscription {
             }
             if let (coalescing, bursts) = route?.coalescing {
                 switch coalesce(
-                    payload, from: sender, isolation: isolation, into: (coalescing, bursts), context: context)
+                    payload, from: sender, isolation: isolation, into: (coalescing, bursts), context: context,
+                    latestOrder: latestOrder)
                 {
                 case .gathered:
                     return nil

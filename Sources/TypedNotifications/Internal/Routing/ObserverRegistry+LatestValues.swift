@@ -30,6 +30,8 @@ extension ObserverRegistry {
                 kept.queuedPosts = DeliveryTarget.enqueueInLatestOrder(
                     post.payload, to: kept.observers, from: sender, isolation: isolation,
                     onMainActor: onMainActor, context: context, appended: &appended)
+                channel.latestOrder += 1
+                kept.latestOrder = channel.latestOrder
                 route = kept
                 replaced = channel.latest
                 channel.latest = post
@@ -41,23 +43,25 @@ extension ObserverRegistry {
     }
 
     /// For a plain post: makes `post` the latest of `channel`'s type and takes the observers it reaches, in one step,
-    /// queued on their targets in the same step, as a typed post's.
+    /// queued on their targets in the same step, as a typed post's; also returns its number in the center's order
+    /// (``Channel/latestOrder``).
     func keepLatest(
         _ post: LatestPost, from sender: AnyObject?, on channel: Channel
-    ) -> ([AnySubscription?], [DeliveryTarget.Queued]) {
+    ) -> ([AnySubscription?], [DeliveryTarget.Queued], UInt64) {
         let (isolation, onMainActor, context) = Self.queueingContext(nil)
         var appended: [() -> Void] = []
-        let (observers, queued, replaced) = state.withLock { _ in
+        let (observers, queued, order, replaced) = state.withLock { _ in
             defer { channel.latest = post }
+            channel.latestOrder += 1
             let observers = channel.subscriptions
             let queued = DeliveryTarget.enqueueInLatestOrder(
                 post.payload, to: observers, from: sender, isolation: isolation,
                 onMainActor: onMainActor, context: context, appended: &appended)
-            return (observers, queued, channel.latest)
+            return (observers, queued, channel.latestOrder, channel.latest)
         }
         withExtendedLifetime(replaced) {}
         for after in appended { after() }
-        return (observers, queued)
+        return (observers, queued, order)
     }
 
     /// What queueing a post on targets under the lock needs to know of the posting context, found before the lock

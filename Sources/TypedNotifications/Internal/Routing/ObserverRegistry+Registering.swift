@@ -113,16 +113,37 @@ extension ObserverRegistry {
     /// Ends one observation (the last takes the channel and its bridge); `false` if it had already ended.
     func cancel(_ subscription: AnySubscription) -> Bool {
         var ended = false
-        let dropped = state.withLock { state -> BridgeRegistration? in
-            guard !subscription.hasEnded else { return nil }
-            ended = true
-            subscription.markEnded()
-            Self.remove(subscription)
-            if let target = subscription.target { state.releaseTarget(target) }
-            return Self.dropIfEmpty(subscription.channel, in: &state)
-        }
+        let dropped = state.withLock { state in Self.end(subscription, ended: &ended, in: &state) }
         Self.removeBridge(dropped)
         return ended
+    }
+
+    /// Takes a token's observation out of it and ends it, in one step under the lock, so that a `cancel()` that finds
+    /// the token empty returns only once the observation has ended, whichever thread took it. Returns the observation
+    /// and whether this call ended it; the caller releases it, outside the lock (it may hold the last reference to the
+    /// handler, and so to anything the handler captured, the token itself among them).
+    func cancel(_ token: NotificationToken) -> (observation: AnySubscription?, ended: Bool) {
+        var ended = false
+        let (observation, dropped) = state.withLock { state -> (AnySubscription?, BridgeRegistration?) in
+            guard let observation = token.observation else { return (nil, nil) }
+            token.observation = nil
+            return (observation, Self.end(observation, ended: &ended, in: &state))
+        }
+        Self.removeBridge(dropped)
+        return (observation, ended)
+    }
+
+    /// Ends `subscription` unless it has ended (then `ended` stays `false`); returns the bridge to remove if its
+    /// channel went with it. Only under the lock.
+    private static func end(
+        _ subscription: AnySubscription, ended: inout Bool, in state: inout State
+    ) -> BridgeRegistration? {
+        guard !subscription.hasEnded else { return nil }
+        ended = true
+        subscription.markEnded()
+        remove(subscription)
+        if let target = subscription.target { state.releaseTarget(target) }
+        return dropIfEmpty(subscription.channel, in: &state)
     }
 
     /// Takes an observation that ended out of its channel's observers, in constant amortised time: the last one is

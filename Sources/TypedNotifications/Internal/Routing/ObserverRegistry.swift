@@ -70,6 +70,9 @@ final class ObserverRegistry: Sendable {
         /// For a latest-value type: its targets' entries, queued as it became the latest (``keepLatest``).
         @usableFromInline
         var queuedPosts: [DeliveryTarget.Queued]?
+        /// A latest-value type's post: its number in the center's order (``Channel/latestOrder``); else `0`.
+        @usableFromInline
+        var latestOrder: UInt64 = 0
         #if DEBUG
         /// Whether this post is the one that checks the type's bridging halves (``TypeRecord/takesBridgingCheck()``).
         @usableFromInline
@@ -175,7 +178,8 @@ extension [AnySubscription?] {
         of subject: Event.Type,
         from sender: AnyObject?,
         isolation: (any Actor)?,
-        queuedPosts: [DeliveryTarget.Queued]? = nil
+        queuedPosts: [DeliveryTarget.Queued]? = nil,
+        latestOrder: UInt64 = 0
     ) {
         if isEmpty { return }
         // The targets the post has reached: usually none or one (the main actor), kept without allocating.
@@ -197,13 +201,15 @@ extension [AnySubscription?] {
                     // A latest-value type's post: queued already, in the center's order; runs now or schedules.
                     target.finish(queuedPosts)
                 }
-                target.dispatch(payload, to: self, from: sender, isolation: isolation, burstsOnly: queuedPosts != nil)
+                target.dispatch(
+                    payload, to: self, from: sender, isolation: isolation, burstsOnly: queuedPosts != nil,
+                    latestOrder: latestOrder)
             } else if queuedPosts == nil || !subscription.waitsInOwnQueue || subscription.coalesces
                 || subscription.isOwnerBound && !subscription.accepts(sender)
             {
                 // A latest-value type's post was appended to the observers' own queues under the registry's lock; one
                 // it did not reach still ends an observation whose owner is gone, as any post does.
-                subscription.deliver(payload, from: sender, isolation: isolation)
+                subscription.deliver(payload, from: sender, isolation: isolation, latestOrder: latestOrder)
             }
         }
     }

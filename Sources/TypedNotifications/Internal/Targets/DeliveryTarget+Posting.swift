@@ -6,7 +6,7 @@ import Foundation
 extension DeliveryTarget {
     /// Queues a latest-value type's post for every target among `subscriptions`, and appends it to the observers' own
     /// queues (`appended` collects what each append leaves to do after every lock; observers that coalesce aside:
-    /// ``dispatch(_:to:from:isolation:burstsOnly:)`` and their route gather for them after the lock), under the
+    /// ``dispatch(_:to:from:isolation:burstsOnly:latestOrder:)`` and their route gather for them after the lock), under the
     /// registry's lock, in the step that makes the post the latest: so every target receives a type's posts in the
     /// order the center keeps them, whichever threads post, and its observers end on the latest. Nothing here calls out:
     /// the observers' state is read directly (the lock is held), the sender filter is loaded only for the poster's own
@@ -58,21 +58,25 @@ extension DeliveryTarget {
         to subscriptions: [AnySubscription?],
         from sender: AnyObject?,
         isolation: (any Actor)?,
-        burstsOnly: Bool = false
+        burstsOnly: Bool = false,
+        latestOrder: UInt64 = 0
     ) {
         dispatch(
-            boxed: BoxedPayload(payload), to: subscriptions, from: sender, isolation: isolation, burstsOnly: burstsOnly)
+            boxed: BoxedPayload(payload), to: subscriptions, from: sender, isolation: isolation, burstsOnly: burstsOnly,
+            latestOrder: latestOrder)
     }
 
-    /// ``dispatch(_:to:from:isolation:burstsOnly:)`` once the payload is boxed. A post usually has one observer on a
-    /// target: its entry is queued without an array.
+    /// ``dispatch(_:to:from:isolation:burstsOnly:latestOrder:)`` once the payload is boxed. A post usually has one
+    /// observer on a target: its entry is queued without an array. `latestOrder`: a latest-value type's post's number
+    /// in the center's order, for the observers that coalesce (``Channel/latestOrder``); else `0`.
     @usableFromInline
     func dispatch(
         boxed: AnyObject,
         to subscriptions: [AnySubscription?],
         from sender: AnyObject?,
         isolation: (any Actor)?,
-        burstsOnly: Bool
+        burstsOnly: Bool,
+        latestOrder: UInt64
     ) {
         let context = PostContext.current
         var first: Entry?
@@ -82,7 +86,9 @@ extension DeliveryTarget {
             let entry: Entry
             if observer.coalesces {
                 // It gathers the post into its own bursts first, whose end queues one delivery here.
-                guard let leading = observer.receive(boxed, from: sender, isolation: isolation, context: context)
+                guard
+                    let leading = observer.receive(
+                        boxed, from: sender, isolation: isolation, context: context, latestOrder: latestOrder)
                 else { continue }
                 entry = leading
             } else {
