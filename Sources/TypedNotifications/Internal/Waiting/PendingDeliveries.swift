@@ -137,19 +137,17 @@ final class PendingDeliveries: Sendable {
 
 /// The one task awaiting a ``PendingDeliveries``: told once, by the last release or by the task's cancellation.
 final class DeliveryWaiter: Sendable {
-    private enum State {
-        case waiting(CheckedContinuation<Bool, Never>?)
-        case finished(cancelled: Bool)
-    }
-
-    private let state = Locked(State.waiting(nil))
+    /// The waiting task's continuation, once it waits; and, once the wait has ended, whether the task's cancellation
+    /// ended it.
+    private let state = Locked<(continuation: CheckedContinuation<Bool, Never>?, cancelled: Bool?)>((nil, nil))
 
     /// Ends the wait, unless it has ended; the continuation is resumed outside the lock.
     func finish(cancelled: Bool) {
-        let continuation: CheckedContinuation<Bool, Never>? = state.withLock { state in
-            guard case .waiting(let continuation) = state else { return nil }
-            state = .finished(cancelled: cancelled)
-            return continuation
+        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard state.cancelled == nil else { return nil }
+            state.cancelled = cancelled
+            defer { state.continuation = nil }
+            return state.continuation
         }
         continuation?.resume(returning: cancelled)
     }
@@ -158,14 +156,9 @@ final class DeliveryWaiter: Sendable {
     func wait() async throws {
         let cancelled = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let finished: Bool? = state.withLock { state in
-                    switch state {
-                    case .waiting:
-                        state = .waiting(continuation)
-                        return nil
-                    case .finished(let cancelled):
-                        return cancelled
-                    }
+                let finished = state.withLock { state -> Bool? in
+                    if state.cancelled == nil { state.continuation = continuation }
+                    return state.cancelled
                 }
                 if let finished { continuation.resume(returning: finished) }
             }
