@@ -186,7 +186,7 @@ extension [AnySubscription?] {
         var firstTarget: DeliveryTarget?
         var otherTargets: [DeliveryTarget] = []
         for case let subscription? in self {
-            // The package's one downcast. Safe: `add` puts only `Subscription<Event>`s in the channel of `Event`;
+            // Safe: `add` puts only `Subscription<Event>`s in the channel of `Event`;
             // they are kept as `AnySubscription` only so that the bookkeeping is not generic (see `withChannel`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
             if let target = subscription.target {
