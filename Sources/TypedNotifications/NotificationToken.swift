@@ -63,11 +63,17 @@ public final class NotificationToken: Hashable, @unchecked Sendable {
     private let made: DiscardedTokens.Made?
     #endif
 
+    /// Whether releasing the token ends the observation: not for the one an ``OwnerBoundObservation`` holds, whose
+    /// observation lasts as long as its owner, and which holds it through a token only so that cancelling lets go of
+    /// the handler, as a token's ``cancel()`` does.
+    private let endsOnRelease: Bool
+
     /// A token for `observation`; `site` is the observing call's, for the report of a discarded token. No other
     /// thread knows the token yet, so `init` sets ``observation`` without the lock.
     @usableFromInline
-    init(_ observation: AnySubscription, site: ObservationSite? = nil) {
+    init(_ observation: AnySubscription, site: ObservationSite? = nil, endsOnRelease: Bool = true) {
         self.observation = observation
+        self.endsOnRelease = endsOnRelease
         #if DEBUG
         made = site.map { DiscardedTokens.Made(site: $0, activity: observation.activity) }
         // Safe: the address is only stored in this thread's slot and later compared with another token's address; it is
@@ -77,6 +83,7 @@ public final class NotificationToken: Hashable, @unchecked Sendable {
     }
 
     deinit {
+        guard endsOnRelease else { return }
         let (observation, ended) = ObserverRegistry.shared.cancel(self)
         guard let observation else { return }
         if ended { observation.didEnd() }

@@ -28,14 +28,18 @@ public import Foundation
 /// CounterDidChange(count: 2).post(in: center)   // prints nothing
 /// ```
 public struct OwnerBoundObservation: Sendable {
-    let observation: AnySubscription
+    /// The observation, held as a token holds it (but not ended when released): once cancelled, it lets go of the
+    /// observation and its handler, so that a handler may capture what holds this value and cancel through it.
+    let handle: NotificationToken
 
     @usableFromInline
     init(_ observation: AnySubscription) {
-        self.observation = observation
+        handle = NotificationToken(observation, endsOnRelease: false)
     }
 
     /// Ends the observation before its owner goes; idempotent and thread-safe, as ``NotificationToken/cancel()``.
+    /// Once it returns, the observation's handler is let go of, so a handler may capture what holds this value and
+    /// cancel through it.
     ///
     /// ```swift
     /// struct CounterDidChange: Notifiable { let count: Int }
@@ -45,7 +49,7 @@ public struct OwnerBoundObservation: Sendable {
     /// observation.cancel()
     /// ```
     public func cancel() {
-        observation.cancel()
+        handle.cancel()
     }
 }
 
@@ -66,6 +70,6 @@ extension NotificationCenter {
     ///
     /// - Parameter observation: What the owner-bound `observe` returned.
     public func removeObserver(_ observation: OwnerBoundObservation) {
-        if observation.observation.isObserving(self) { observation.cancel() }
+        observation.handle.cancel(ifObserving: self)
     }
 }
