@@ -47,10 +47,10 @@ public import Foundation
 /// one post, ``Notifiable/next(from:in:where:timeout:isolation:file:line:after:)`` needs no token at all.
 ///
 /// Tokens compare by identity. They are `Sendable`: cancel or release them from any thread.
-///
-/// `@unchecked Sendable` for ``observation``, the one mutable state, which is only read and written under the
-/// registry's lock (`ObserverRegistry.cancel(_:)`, for a token); the rest is immutable.
 public final class NotificationToken: Hashable, @unchecked Sendable {
+    // `@unchecked Sendable` for `observation`, the one mutable state, which is only read and written under the
+    // registry's lock (`ObserverRegistry.cancel(_:)`, for a token); the rest is immutable.
+
     /// The observation, until ``cancel()`` (or the token's release) takes it out and ends it, in one step under the
     /// registry's lock; released outside it. Holding it no longer once it has ended lets a handler capture its own
     /// token: the cycle handler → token → observation → handler ends with the observation. Only under the registry's
@@ -69,7 +69,7 @@ public final class NotificationToken: Hashable, @unchecked Sendable {
     private let endsOnRelease: Bool
 
     /// A token for `observation`; `site` is the observing call's, for the report of a discarded token. No other
-    /// thread knows the token yet, so `init` sets ``observation`` without the lock.
+    /// thread knows the token yet, so `init` sets `observation` without the lock.
     @usableFromInline
     init(_ observation: AnySubscription, site: ObservationSite? = nil, endsOnRelease: Bool = true) {
         self.observation = observation

@@ -70,6 +70,28 @@ import TypedNotificationsTestSupport
         #expect(mismatches.isEmpty, "\(mismatches.count) of \(rounds) rounds: \(mismatches.prefix(3))")
     }
 
+    /// A coalescing observer on the posting thread gets its type's latest value after the registry's lock, on the
+    /// observing thread; a post that another thread makes just then (a test hook makes it there) reaches the observer
+    /// first, and supersedes the latest value, which is never delivered after it: the observer ends on `latest(in:)`.
+    @Test(arguments: Mode.allCases)
+    func aPostRacingANewObserversLatestValueSupersedesIt(mode: Mode) async throws {
+        let center = NotificationCenter()
+        Stamp(poster: 0, number: 0).post(in: center)
+        let received = Recorded<Stamp>()
+        TestHooks.on(.latestValueReplay, in: center) {
+            onNewThread { Stamp(poster: 1, number: 1).post(in: center) }.wait()
+        }
+        defer { TestHooks.removeHook(at: .latestValueReplay, for: ObjectIdentifier(center)) }
+        var token: NotificationToken?
+        try await awaitDelivery(in: center) {
+            token = Stamp.observe(in: center, coalescing: mode.coalescing) { received.append($0) }
+        }
+        #expect(Stamp.latest(in: center) == Stamp(poster: 1, number: 1))
+        #expect(received.values.last == Stamp.latest(in: center), "\(received.values)")
+        #expect(!received.values.contains(Stamp(poster: 0, number: 0)), "\(received.values)")
+        token?.cancel()
+    }
+
     /// Starts an observation at `place` that coalesces with `coalescing` and hands each payload to `receive`; returns
     /// what ends it.
     static func observe(

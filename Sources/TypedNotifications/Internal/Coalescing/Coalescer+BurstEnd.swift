@@ -1,7 +1,8 @@
 import Foundation
 
 // A burst's end: its timer, the hop to the context it ends on, its delivery, and the key's next burst once that
-// delivery is done (see "One delivery at a time per key" in `Coalescer`).
+// delivery is done (see "One delivery at a time per key" in `Coalescer`); and the one delivery of a key that no burst
+// makes, a new observer's latest value.
 
 extension Coalescer {
     /// Where a burst begun with `isolation` ends: on that actor; else on the main actor if the code runs there (even if
@@ -98,5 +99,22 @@ extension Coalescer {
             return nil
         }
         if let next { schedule(next) }
+    }
+
+    /// Takes a new observer's latest value (``Channel/latestOrder`` `order`, or `0` with a merge) for its key in this,
+    /// the observer's table: the caller delivers it now, holding the returned ``DeliveryDone`` until it has run, so that
+    /// a post racing it from another thread gathers behind it. `nil` if a post reached the key first: any post that
+    /// reaches the observer is newer than its latest value, which it then supersedes.
+    func leadsLatest<Event>(
+        of subject: Event.Type, in center: ObjectIdentifier, from sender: AnyObject?, spansSenders: Bool, order: UInt64
+    ) -> DeliveryDone? {
+        let key = Key(subject, center: center, sender: sender, spansSenders: spansSenders)
+        return slots.withLock { slots in
+            guard slots != nil, slots?[key]?.isQuiet ?? true, order == 0 || order > slots?[key]?.delivered ?? 0 else {
+                return nil
+            }
+            slots?[key] = Slot(isDelivering: true, delivered: order)
+            return DeliveryDone(self, key: key, window: nil)
+        }
     }
 }

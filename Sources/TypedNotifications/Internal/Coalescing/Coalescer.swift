@@ -22,6 +22,13 @@ final class Coalescer: Sendable {
         let spansSenders: Bool
         /// `nil` for a burst that spans senders, and for posts without a sender.
         let sender: ObjectIdentifier?
+
+        init<Event>(_ subject: Event.Type, center: ObjectIdentifier, sender: AnyObject?, spansSenders: Bool) {
+            self.subject = ObjectIdentifier(subject)
+            self.center = center
+            self.spansSenders = spansSenders
+            self.sender = spansSenders ? nil : sender.map(ObjectIdentifier.init)
+        }
     }
 
     /// One burst. Its sender is held strongly until delivered (at most its window), and a poster's burst holds its
@@ -213,12 +220,7 @@ final class Coalescer: Sendable {
         pending: PendingDeliveries? = PendingDeliveries.current?.waitsOnly,
         deliver: @escaping @Sendable (Event.Payload, AnyObject?, isolated (any Actor)?) -> Void
     ) -> DeliveryDone? {
-        let key = Key(
-            subject: ObjectIdentifier(subject),
-            center: center,
-            spansSenders: coalescing.spansSenders,
-            sender: coalescing.spansSenders ? nil : sender.map(ObjectIdentifier.init)
-        )
+        let key = Key(subject, center: center, sender: sender, spansSenders: coalescing.spansSenders)
         let (delay, restartsOnPost): (TimeInterval, Bool) =
             switch coalescing.end {
             case .nextTurn: (0, false)

@@ -141,13 +141,16 @@ extension Subscription {
     /// no post reaches it before and none is both the latest and delivered live (a post takes that lock for both). Only
     /// the package's own locks are taken. A target or a sequence's buffer gets it queued here, ahead of live posts; a
     /// handler on the posting thread gets it through its route (not coalesced: an observation starts with the latest
-    /// value at once) by the returned closure, which the registry runs after the lock, on the observing thread.
+    /// value at once) by the returned closure, which the registry runs after the lock, on the observing thread; one
+    /// that coalesces takes it as its key's first delivery (``replayAhead(_:from:order:into:context:)``), which a post
+    /// from another thread that reached the observer first supersedes.
     ///
     /// - Parameters:
     ///   - filter: Held by the caller; the latest sender is loaded only if it has its identity (``AnySubscription``).
     ///   - onTarget: Whether the observing code runs on the observer's target (asked before the lock): then the latest
     ///     post runs before the observing call returns, as a post made there would.
-    func replay(_ latest: LatestPost, filter: AnyObject?, onTarget: Bool) -> (() -> Void)? {
+    ///   - order: The latest post's number in the center's order (``Channel/latestOrder``).
+    func replay(_ latest: LatestPost, filter: AnyObject?, onTarget: Bool, order: UInt64) -> (() -> Void)? {
         if route?.onDecodingFailure != nil { return nil }
         if let filter {
             guard latest.senderID == senderID, latest.sender === filter else { return nil }
@@ -167,6 +170,11 @@ extension Subscription {
             // with a buffer of 0, this payload). An `async` handler's task starts after the lock.
             guard case .startsDrain = queue.append(payload, context: context, isPost: false) else { return nil }
             return { [self] in startTask(of: queue) }
+        }
+        if let coalescing = route?.coalescing {
+            return { [self] in
+                replayAhead(payload, from: latest.sender, order: order, into: coalescing, context: context)
+            }
         }
         return { [self] in
             _ = receive(payload, boxed: nil, from: latest.sender, isolation: nil, isPost: false, context: context)

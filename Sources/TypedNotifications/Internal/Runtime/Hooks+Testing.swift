@@ -19,6 +19,10 @@ package enum TestHooks {
         /// holds the owner strongly. A hook that drops the test's last reference to the owner makes the package the
         /// last holder, so the owner's `deinit` runs where the package loaded it.
         case ownerLoad
+        /// A new observer has been added with its type's latest value, which it gets next, after the registry's lock
+        /// (see ``Subscription/replay(_:filter:onTarget:order:)``). A hook that has another thread post meanwhile
+        /// races the latest value as a post from another thread may.
+        case latestValueReplay
     }
 
     /// What to call at a point, by the watched object's identity and the point.
