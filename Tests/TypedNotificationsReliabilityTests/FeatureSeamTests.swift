@@ -364,17 +364,19 @@ private func uptime() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
                 }
             }
             let holder = Protected<RacedObservation?>(observation)
+            // A thread of its own lets the handler go, so that the place (the main actor, say, which other tests
+            // share) is held only until that thread has run, never while this test's task waits for the pool.
+            let released = onNewThread {
+                started.wait()
+                holder.withLock { $0?.token.set(nil) }
+                holder.set(nil)
+                gate.open()
+            }
             let ended = await finishes(within: 60) {
                 _ = try? await awaitDelivery(in: center) {
                     for index in 0..<11 { RacedTick(index: index).post(in: center) }
-                    await waitAside(started)
-                    await waitAside(
-                        onNewThread {
-                            holder.withLock { $0?.token.set(nil) }
-                            holder.set(nil)
-                        })
-                    gate.open()
                 }
+                await waitAside(released)
                 await place.drain()
             }
             #expect(ended, "the wait did not end")
