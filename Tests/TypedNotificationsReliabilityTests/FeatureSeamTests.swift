@@ -50,11 +50,6 @@ struct RacedTick: Notifiable, Equatable {
 /// A sender object.
 final class RacedSender: Sendable {}
 
-/// An actor to observe on and to drain.
-actor RacedHost {
-    func touch() {}
-}
-
 /// What holds a token: a handler that captures it reaches its token through it.
 final class HandleHolder: Sendable {
     let token = Slot<NotificationToken>()
@@ -73,18 +68,17 @@ final class HandleHolder: Sendable {
     }
 }
 
-/// Where a handler runs, and what drains that place.
+/// Where a handler runs (the seam suites' ``SeamPlace``: its queue, operation queue and actor, and its drain), observing
+/// any type with a handle that another thread can release.
 struct RacedPlace: Sendable {
-    let target: SeamTarget
-    let queue = DispatchQueue(label: "FeatureSeamTests")
-    let operationQueue: OperationQueue
-    let host = RacedHost()
+    let place: SeamPlace
+    var target: SeamTarget { place.target }
+    var queue: DispatchQueue { place.queue }
+    var operationQueue: OperationQueue { place.operationQueue }
+    var host: SeamHost { place.host }
 
     init(_ target: SeamTarget) {
-        self.target = target
-        let operationQueue = OperationQueue()
-        operationQueue.maxConcurrentOperationCount = 1
-        self.operationQueue = operationQueue
+        place = SeamPlace(target)
     }
 
     /// Observes `Event` here; what is returned ends the observation, or lets go of its token (`release`).
@@ -119,21 +113,8 @@ struct RacedPlace: Sendable {
         }
     }
 
-    /// Returns once what the place was given before has run (an `async` handler's task has no drain: yields).
-    func drain() async {
-        switch target {
-        case .postingThread: break
-        case .dispatchQueue:
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
-        case .operationQueue:
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                operationQueue.addOperation { done.resume() }
-            }
-        case .mainActor: await MainActor.run {}
-        case .actor: await host.touch()
-        case .asyncHandler: for _ in 0..<100 { await Task.yield() }
-        }
-    }
+    /// Returns once what the place was given before has run.
+    func drain() async { await place.drain() }
 }
 
 /// One observation, held through a slot so that another thread can release it.

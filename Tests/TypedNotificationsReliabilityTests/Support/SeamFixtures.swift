@@ -32,6 +32,8 @@ actor SeamHost {
     let gone: @Sendable () -> Void
     init(gone: @escaping @Sendable () -> Void = {}) { self.gone = gone }
     deinit { gone() }
+    /// A turn on the actor: once it returns, what the actor was given before has run.
+    func touch() {}
 }
 
 /// Where a handler runs.
@@ -56,6 +58,22 @@ struct SeamPlace: Sendable {
         operationQueue.maxConcurrentOperationCount = 1
         self.operationQueue = operationQueue
         host = SeamHost()
+    }
+
+    /// Returns once what the place was given before has run (an `async` handler's task has no drain: yields).
+    func drain() async {
+        switch target {
+        case .postingThread: break
+        case .dispatchQueue:
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
+        case .operationQueue:
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                operationQueue.addOperation { done.resume() }
+            }
+        case .mainActor: await MainActor.run {}
+        case .actor: await host.touch()
+        case .asyncHandler: for _ in 0..<100 { await Task.yield() }
+        }
     }
 
     /// Observes ``SeamPing`` here with `coalescing`; returns what ends the observation (and keeps a token alive until

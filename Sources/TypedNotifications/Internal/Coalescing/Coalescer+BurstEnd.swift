@@ -101,14 +101,16 @@ extension Coalescer {
         if let next { schedule(next) }
     }
 
-    /// Takes a new observer's latest value (``Channel/latestOrder`` `order`, or `0` with a merge) for its key in this,
-    /// the observer's table: the caller delivers it now, holding the returned ``DeliveryDone`` until it has run, so that
-    /// a post racing it from another thread gathers behind it. `nil` if a post reached the key first: any post that
+    /// Takes a new observer's latest value (its number ``Channel/latestOrder`` `order`) for its key in this, the
+    /// observer's table: the caller delivers it now, holding the returned ``DeliveryDone`` until it has run, so that a
+    /// post racing it from another thread gathers behind it. `nil` if a post reached the key first: any post that
     /// reaches the observer is newer than its latest value, which it then supersedes.
-    func leadsLatest<Event>(
-        of subject: Event.Type, in center: ObjectIdentifier, from sender: AnyObject?, spansSenders: Bool, order: UInt64
+    func leadsLatest<Event: Notifiable>(
+        of subject: Event.Type, in center: ObjectIdentifier, from sender: AnyObject?,
+        coalescing: NotificationCoalescing<Event.Payload>, order: UInt64
     ) -> DeliveryDone? {
-        let key = Key(subject, center: center, sender: sender, spansSenders: spansSenders)
+        let key = Key(subject, center: center, sender: sender, spansSenders: coalescing.spansSenders)
+        let order = coalescing.merge == nil ? order : 0  // as `gather` numbers posts
         return slots.withLock { slots in
             guard slots != nil, slots?[key]?.isQuiet ?? true, order == 0 || order > slots?[key]?.delivered ?? 0 else {
                 return nil

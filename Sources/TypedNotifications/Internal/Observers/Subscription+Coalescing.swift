@@ -74,18 +74,16 @@ extension Subscription {
     }
 
     /// Delivers a new observer's latest value on the observing thread, after the registry's lock, as the first
-    /// delivery of its own coalescing's key (see ``Coalescer/leadsLatest(of:in:from:spansSenders:order:)``): a post
+    /// delivery of its own coalescing's key (see ``Coalescer/leadsLatest(of:in:from:coalescing:order:)``): a post
     /// that another thread makes meanwhile gathers behind it, and one that reached the observer first supersedes it, so
     /// the observer never ends on its latest value after a newer post.
     func replayAhead(
         _ payload: Payload, from sender: AnyObject?, order: UInt64,
         into coalescing: (NotificationCoalescing<Payload>, bursts: Coalescer), context: PostContext
     ) {
-        let order = coalescing.0.merge == nil ? order : 0
         guard
             let lead = coalescing.bursts.leadsLatest(
-                of: Event.self, in: channel.centerID, from: sender, spansSenders: coalescing.0.spansSenders,
-                order: order)
+                of: Event.self, in: channel.centerID, from: sender, coalescing: coalescing.0, order: order)
         else { return }
         var context = context
         context.pending = PendingDeliveries(joining: context.pending.map { [$0] } ?? [], holding: lead)
