@@ -146,8 +146,8 @@ extension NotificationCenter {
         DiscardedTokens.posted(to: route.observers)  // a token made before was used
         #endif
         route.observers.deliver(
-            payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts,
-            latestOrder: route.latestOrder)
+            payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts, leads: route.leads
+        )
         if subject.postsThroughFoundation {
             FoundationBridge.post(
                 name: route.name,

@@ -711,7 +711,8 @@ private func uptime() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
                 withExtendedLifetime((observation, token)) {}
             }
             #expect(ended, "round \(round): a wait did not end")
-            #expect(actorGone.isSet, "round \(round): the actor was kept alive")
+            // The drain that ran the actor's last batch lets go of it just after its deliveries are done.
+            #expect(await eventually { actorGone.isSet }, "round \(round): the actor was kept alive")
             #expect(centerGone.value?() == true, "round \(round): the center was kept alive")
             #expect(
                 await eventually { live.value == 0 },

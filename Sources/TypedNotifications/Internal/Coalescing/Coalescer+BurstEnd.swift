@@ -56,7 +56,6 @@ extension Coalescer {
             guard slots?[key]?.gathering === burst else { return nil }
             slots?[key]?.gathering = nil
             slots?[key]?.isDelivering = true
-            if burst.order > slots?[key]?.delivered ?? 0 { slots?[key]?.delivered = burst.order }
             defer { (burst.payloads, burst.sender, burst.pending, burst.timer) = ([], nil, [], nil) }
             let window = burst.opensWindows && !burst.payloads.isEmpty ? burst.emptyWindow() : nil
             return (burst.payloads, burst.sender, burst.pending, window)
@@ -89,33 +88,26 @@ extension Coalescer {
     /// `window` (empty) gathers what comes before it ends; else the key is quiet again.
     func finishDelivery(of key: Key, opening window: Burst?) {
         let next: Burst? = slots.withLock { slots in
-            guard let slot = slots?[key] else { return nil }
-            if let next = slot.gathering ?? window {
-                slots?[key] = Slot(gathering: next, isDelivering: false, delivered: slot.delivered)
-                return next
-            }
-            // Quiet; a latest-value type's key keeps what it delivered (see `Slot`).
-            slots?[key] = slot.delivered == 0 ? nil : Slot(delivered: slot.delivered)
-            return nil
+            guard slots?[key] != nil else { return nil }
+            let next = slots?[key]?.gathering ?? window
+            slots?[key] = next.map { Slot(gathering: $0, isDelivering: false) }
+            return next
         }
         if let next { schedule(next) }
     }
 
-    /// Takes a new observer's latest value (its number ``Channel/latestOrder`` `order`) for its key in this, the
-    /// observer's table: the caller delivers it now, holding the returned ``DeliveryDone`` until it has run, so that a
-    /// post racing it from another thread gathers behind it. `nil` if a post reached the key first: any post that
-    /// reaches the observer is newer than its latest value, which it then supersedes.
+    /// Takes a new observer's latest value as its key's first delivery in this, the observer's table: under the
+    /// registry's lock, as the observer is added, so no post has reached the key (a latest-value type's posts gather
+    /// under that lock too) and any that comes gathers behind it. The caller delivers it after the lock, holding the
+    /// returned ``DeliveryDone`` until it has run; `nil` if the table is closed.
     func leadsLatest<Event: Notifiable>(
-        of subject: Event.Type, in center: ObjectIdentifier, from sender: AnyObject?,
-        coalescing: NotificationCoalescing<Event.Payload>, order: UInt64
+        of subject: Event.Type, in center: ObjectIdentifier, senderID: UInt,
+        coalescing: NotificationCoalescing<Event.Payload>
     ) -> DeliveryDone? {
-        let key = Key(subject, center: center, sender: sender, spansSenders: coalescing.spansSenders)
-        let order = coalescing.merge == nil ? order : 0  // as `gather` numbers posts
+        let key = Key(subject, center: center, senderID: senderID, spansSenders: coalescing.spansSenders)
         return slots.withLock { slots in
-            guard slots != nil, slots?[key]?.isQuiet ?? true, order == 0 || order > slots?[key]?.delivered ?? 0 else {
-                return nil
-            }
-            slots?[key] = Slot(isDelivering: true, delivered: order)
+            guard slots != nil, slots?[key]?.isQuiet ?? true else { return nil }
+            slots?[key] = Slot(isDelivering: true)
             return DeliveryDone(self, key: key, window: nil)
         }
     }

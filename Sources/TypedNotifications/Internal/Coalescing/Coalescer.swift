@@ -20,14 +20,14 @@ final class Coalescer: Sendable {
         let center: ObjectIdentifier
         /// Whether the burst spans senders: such a burst never shares a key with the burst of posts without a sender.
         let spansSenders: Bool
-        /// `nil` for a burst that spans senders, and for posts without a sender.
-        let sender: ObjectIdentifier?
+        /// The sender's identity as a bit pattern; `0` for a burst that spans senders, and for posts without a sender.
+        let sender: UInt
 
-        init<Event>(_ subject: Event.Type, center: ObjectIdentifier, sender: AnyObject?, spansSenders: Bool) {
+        init<Event>(_ subject: Event.Type, center: ObjectIdentifier, senderID: UInt, spansSenders: Bool) {
             self.subject = ObjectIdentifier(subject)
             self.center = center
             self.spansSenders = spansSenders
-            self.sender = spansSenders ? nil : sender.map(ObjectIdentifier.init)
+            sender = spansSenders ? 0 : senderID
         }
     }
 
@@ -64,9 +64,6 @@ final class Coalescer: Sendable {
         var end: (@Sendable (Coalescer, Burst, isolated (any Actor)?) -> Void)?
         /// The task that sleeps until the burst's end, cancelled when the burst is dropped. Under the lock.
         var timer: Task<Void, Never>?
-        /// The kept payload's number in its center's order of a latest-value type's posts (``Channel/latestOrder``);
-        /// `0` for other types, and with a merge, which keeps every payload. Under the lock.
-        var order: UInt64 = 0
 
         init(
             sender: AnyObject?,
@@ -105,36 +102,27 @@ final class Coalescer: Sendable {
             return delay - quiet
         }
 
-        /// Adds a post; returns what it replaced, for the caller to release outside the lock. Without a merge, a
-        /// latest-value type's post (`order`, its number in the center's order; else `0`) that the center kept before
-        /// the payload the burst holds replaces nothing: the burst keeps the latest, whichever post reaches it last.
-        func add(_ payload: Any, from sender: AnyObject?, order: UInt64) -> (payloads: [Any], sender: AnyObject?) {
+        /// Adds a post; returns what it replaced, for the caller to release outside the lock.
+        func add(_ payload: Any, from sender: AnyObject?) -> (payloads: [Any], sender: AnyObject?) {
             var replaced: (payloads: [Any], sender: AnyObject?) = ([], self.sender)
             if payloads.isEmpty { scope = NotificationDiagnostics.queuedScope }
             if latestPost != nil { latestPost = TimeLimit.now() }
             if keepsAll {
                 payloads.append(payload)
-            } else if order < self.order {
-                return ([payload], sender)  // superseded by the later post the burst holds
             } else {
                 swap(&replaced.payloads, &payloads)
                 payloads = [payload]
-                self.order = order
             }
             self.sender = sender
             return replaced
         }
     }
 
-    /// A key's bursts: the one gathering posts, and whether a delivery of the key is not done yet; for a latest-value
-    /// type's observer, also the greatest number in the center's order (``Channel/latestOrder``) that the key has
-    /// delivered or is delivering, so that an older post that reaches the observer later is superseded, never
-    /// delivered after a newer one. A slot with only that number is quiet; it stays as long as its table (one word per
-    /// key, and an observer's keys are its senders, or one key `.acrossSenders`).
+    /// A key's bursts: the one gathering posts, and whether a delivery of the key is not done yet. A quiet key has no
+    /// slot.
     struct Slot {
         var gathering: Burst?
         var isDelivering = false
-        var delivered: UInt64 = 0
 
         /// Whether a post to this key is the first of a quiet period: no burst gathers and none is being delivered.
         var isQuiet: Bool { gathering == nil && !isDelivering }
@@ -182,45 +170,47 @@ final class Coalescer: Sendable {
         isolation: (any Actor)?
     ) {
         // Asked before the lock: where the main thread is the main actor, the answer asks Foundation.
-        let context = endContext(of: PendingDeliveries.isolation(of: isolation))
-        let lead = posters.gather(
-            payload, of: subject, from: sender, in: ObjectIdentifier(center), coalescing: coalescing, context: context
+        let context = endContext(of: PendingDeliveries.isolation(of: isolation)).map(WeakActor.init)
+        let gathered = posters.gather(
+            payload, of: subject, from: sender, in: ObjectIdentifier(center), coalescing: coalescing, context: context,
+            pending: PendingDeliveries.current?.waitsOnly
         ) {
             payload, sender, context in
             center.deliver(payload, as: subject, from: sender, isolation: context)
         }
-        guard let lead else { return }
+        posters.finish(gathered)
+        guard let lead = gathered.lead else { return }
         center.deliver(payload, as: subject, from: sender, isolation: isolation)
         withExtendedLifetime(lead) {}  // released here: the post is done, and its window starts
     }
 
-    /// Adds `payload` to its key's burst, or starts one and schedules its end (unless the key's last delivery is not
-    /// done), which calls `deliver` with the burst's payload and sender on `context`. A closed table drops it.
+    /// What a post did to its key's bursts (``gather(_:of:from:in:coalescing:context:pending:deliver:)``): the burst
+    /// whose end is to be scheduled, the ``DeliveryDone`` of a post to deliver now, and what the post replaced.
+    typealias Gathered = (scheduled: Burst?, lead: DeliveryDone?, replaced: (payloads: [Any], sender: AnyObject?)?)
+
+    /// Adds `payload` to its key's burst, or starts one, whose end (unless the key's last delivery is not done) calls
+    /// `deliver` with the burst's payload and sender on `context`. A closed table drops it. Takes only this table's
+    /// lock and calls nothing out, so that a latest-value type's post gathers under the registry's lock, in the
+    /// center's order (see ``DeliveryTarget/enqueueInLatestOrder``); the caller then calls ``finish(_:)`` after every
+    /// lock.
     ///
     /// `pending`: the waits of `awaitDelivery` the post reports to, which the burst keeps until its delivery is done.
     ///
-    /// `order`: for an observer's table, a latest-value type's post's number in the center's order
-    /// (``Channel/latestOrder``); `0` otherwise. Without a merge, a burst keeps the post with the greatest number rather
-    /// than the last to arrive, and a post with a number no greater than one its key has delivered or is delivering
-    /// (a throttle's leading post, a burst taken for delivery) is superseded by that one: dropped. So two threads'
-    /// posts that reach the observer in the other order than the center kept them still leave it on the latest. With
-    /// a merge every post is kept, in the order the posts reach the table.
-    ///
-    /// Returns a ``DeliveryDone`` when the caller must deliver `payload` now, as a throttle's first post of a quiet
-    /// period: the caller holds it until that delivery is done (for an observation's table, the queued delivery
-    /// holds it), and later posts gather in the window it opened meanwhile.
+    /// The result's `lead` is set when the caller must deliver `payload` now, as a throttle's first post of a quiet
+    /// period: the caller holds it until that delivery is done (for an observation's table, the queued delivery holds
+    /// it), and later posts gather in the window it opened meanwhile.
     func gather<Event: Notifiable>(
         _ payload: Event.Payload,
         of subject: Event.Type,
         from sender: AnyObject?,
         in center: ObjectIdentifier,
         coalescing: NotificationCoalescing<Event.Payload>,
-        context: (any Actor)?,
-        order: UInt64 = 0,
-        pending: PendingDeliveries? = PendingDeliveries.current?.waitsOnly,
+        context: WeakActor?,
+        pending: PendingDeliveries?,
         deliver: @escaping @Sendable (Event.Payload, AnyObject?, isolated (any Actor)?) -> Void
-    ) -> DeliveryDone? {
-        let key = Key(subject, center: center, sender: sender, spansSenders: coalescing.spansSenders)
+    ) -> Gathered {
+        let senderID = sender.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0
+        let key = Key(subject, center: center, senderID: senderID, spansSenders: coalescing.spansSenders)
         let (delay, restartsOnPost): (TimeInterval, Bool) =
             switch coalescing.end {
             case .nextTurn: (0, false)
@@ -229,19 +219,13 @@ final class Coalescer: Sendable {
             }
         let merge = coalescing.merge
         let leads = coalescing.leads
-        let order = merge == nil ? order : 0
-        let context = context.map(WeakActor.init)
-        typealias Gathered = (scheduled: Burst?, lead: DeliveryDone?, replaced: (payloads: [Any], sender: AnyObject?)?)
-        let gathered: Gathered = slots.withLock { slots in
+        return slots.withLock { slots in
             // Its observation has ended: the post is dropped, released with what a burst would replace.
             guard slots != nil else { return (nil, nil, ([payload], sender)) }
-            let delivered = slots?[key]?.delivered ?? 0
-            // Older than a post of the center's that this key has delivered or is delivering: superseded by it.
-            if order != 0 && order <= delivered { return (nil, nil, ([payload], sender)) }
             if let burst = slots?[key]?.gathering {
                 // Once per wait: the posts of one `awaitDelivery` that join a burst hold it once.
                 if let pending, !burst.pending.contains(where: { $0 === pending }) { burst.pending.append(pending) }
-                return (nil, nil, burst.add(payload, from: sender, order: order))
+                return (nil, nil, burst.add(payload, from: sender))
             }
             let isQuiet = slots?[key]?.isQuiet ?? true
             let burst = Burst(
@@ -259,17 +243,20 @@ final class Coalescer: Sendable {
             if isQuiet && leads {
                 // The first post of a quiet period goes now; the window it opens gathers what follows, and its timer
                 // starts when this delivery is done.
-                slots?[key] = Slot(gathering: burst, isDelivering: true, delivered: max(delivered, order))
+                slots?[key] = Slot(gathering: burst, isDelivering: true)
                 return (nil, DeliveryDone(self, key: key, window: nil), nil)
             }
-            burst.order = order
             if let pending { burst.pending.append(pending) }
             slots?[key, default: Slot()].gathering = burst
             return (slots?[key]?.isDelivering == true ? nil : burst, nil, nil)
         }
-        withExtendedLifetime(gathered.replaced) {}  // released here, outside the lock: it may hold the last reference
+    }
+
+    /// What ``gather(_:of:from:in:coalescing:context:pending:deliver:)`` leaves to do after every lock: releases what
+    /// the post replaced (it may hold the last reference to a user object) and schedules the burst it began.
+    func finish(_ gathered: Gathered) {
+        withExtendedLifetime(gathered.replaced) {}
         if let scheduled = gathered.scheduled { schedule(scheduled) }
-        return gathered.lead
     }
 
     /// Closes an observation's table as the observation ends: the bursts it was gathering are dropped, so that their

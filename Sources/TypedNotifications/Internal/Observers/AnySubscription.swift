@@ -89,7 +89,7 @@ class AnySubscription: @unchecked Sendable {
     }
 
     /// Whether posts gather in bursts of this observation's own first (its `coalescing:` option), whose end delivers
-    /// one payload: on a target, its post goes through ``receive(_:from:isolation:context:latestOrder:)``.
+    /// one payload: on a target, its post goes through ``receive(_:from:isolation:context:)``.
     @inlinable
     final var coalesces: Bool { traits & 1 != 0 }
 
@@ -97,7 +97,7 @@ class AnySubscription: @unchecked Sendable {
     final var takesSender: Bool { traits & 2 != 0 }
 
     /// Whether the observer's deliveries wait in a queue of its own (an `async` handler, a sequence): a latest-value
-    /// type's post appends there in the center's order (``appendInCenterOrder(_:context:)``), unless it coalesces.
+    /// type's post appends there in the center's order (``receiveInCenterOrder(_:from:context:isolation:onMainActor:)``).
     @inlinable
     final var waitsInOwnQueue: Bool { traits & 4 != 0 }
 
@@ -171,16 +171,19 @@ class AnySubscription: @unchecked Sendable {
     /// A post to an observer that coalesces on a target (``coalesces``), as ``DeliveryTarget/dispatch`` meets it on
     /// the posting thread: its route's first stages (``Subscription/receive(_:boxed:from:isolation:isPost:context:)``).
     /// Returns what the post queues for it on the target in the post's order: a throttle's first post of a quiet
-    /// period, or a check of a main-actor owner, which only the target may load; usually nothing. `latestOrder`: a
-    /// latest-value type's post's number in the center's order (``Channel/latestOrder``), else `0`.
+    /// period, or a check of a main-actor owner, which only the target may load; usually nothing.
     func receive(
-        _ boxed: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?, context: PostContext,
-        latestOrder: UInt64
+        _ boxed: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?, context: PostContext
     ) -> DeliveryTarget.Entry? { nil }
 
-    /// Appends a latest-value type's post to the observer's own queue, under the registry's lock, in the step that
-    /// makes it the latest (see ``DeliveryTarget/enqueueInLatestOrder``); returns what to run after that lock.
-    func appendInCenterOrder(_ boxed: AnyObject, context: PostContext) -> (() -> Void)? { nil }
+    /// A latest-value type's post to an observer with a queue of its own or its own coalescing, under the registry's
+    /// lock, in the step that makes it the latest (see ``DeliveryTarget/enqueueInLatestOrder``): appended to that
+    /// queue, or gathered into its bursts (``Subscription/gatherLatest(_:from:context:isolation:onMainActor:)``).
+    /// Returns what enters its target's queue in the same step, a first post that the post loop delivers (with the
+    /// waits it holds), and what to run after the lock.
+    func receiveInCenterOrder(
+        _ boxed: AnyObject, from sender: AnyObject?, context: PostContext, isolation: (any Actor)?, onMainActor: Bool
+    ) -> (entry: DeliveryTarget.Entry?, lead: PendingDeliveries?, after: () -> Void) { (nil, nil, {}) }
 
     /// Called once the observation ended, outside every lock: drops what is queued for it; its own queue finishes.
     func didEnd() {}

@@ -6,7 +6,7 @@ import Foundation
 // runs it on the posting thread. The table's next burst is scheduled only once that delivery has run, so at most one
 // delivery waits for the observer wherever it waits.
 
-/// What a post did with an observer's own coalescing (``Subscription/coalesce(_:from:isolation:into:context:latestOrder:)``).
+/// What a post did with an observer's own coalescing (``Subscription/coalesce(_:from:isolation:into:context:)``).
 enum CoalescingOutcome {
     /// It joined or began a burst, delivered at the burst's end.
     case gathered
@@ -26,68 +26,113 @@ final class OwnerCheck: Sendable {
 extension Subscription {
     /// A post's stage in this observation's own coalescing (``Route/coalescing``), after its sender filter: an owner
     /// found dead ends the observation now, where it may be loaded here (a main-actor owner on the main actor; else a
-    /// check is queued on its target, once at a time); the condition is judged when the burst is delivered, where
-    /// the handler runs. `latestOrder`, a latest-value type's post's number in the center's order, lets the burst keep
-    /// the post the center keeps last (see ``Coalescer/gather(_:of:from:in:coalescing:context:order:pending:deliver:)``).
+    /// check is queued on its target, once at a time); then the post gathers. The condition is judged when the burst
+    /// is delivered, where the handler runs.
     func coalesce(
         _ payload: Payload,
         from postSender: AnyObject?,
         isolation: (any Actor)?,
         into coalescing: (NotificationCoalescing<Payload>, bursts: Coalescer),
-        context: PostContext,
-        latestOrder: UInt64 = 0
+        context: PostContext
     ) -> CoalescingOutcome {
-        var checksOwner = false
-        if isOwnerBound {
-            if ownerLoadsAnywhere || Platform.isMainActor(isolation) {
-                if loadOwner() == nil {
-                    cancel()
-                    return .gathered
-                }
-            } else if route?.ownerCheckQueued?.set() == true {
-                checksOwner = true
-            }
+        let ownerLoads = isOwnerBound && (ownerLoadsAnywhere || Platform.isMainActor(isolation))
+        if ownerLoads, loadOwner() == nil {
+            cancel()
+            return .gathered
         }
-        // The burst ends on the observer's actor (the main actor or its actor), or else on the context of the post
-        // that began it, as a poster's does, and is then delivered by `deliverBurst`.
-        let endContext: (any Actor)? =
-            switch target?.executor {
-            case .mainActor: MainActor.shared
-            case .actor(let actor): actor.actor
-            default: Coalescer.endContext(of: PendingDeliveries.isolation(of: isolation))
-            }
+        let endContext = burstContext(of: Coalescer.endContext(of: PendingDeliveries.isolation(of: isolation)))
+        let gathered = gather(
+            payload, from: postSender, into: coalescing, context: endContext, pending: context.pending)
+        coalescing.bursts.finish(gathered)
+        return outcome(of: gathered, ownerLoads: ownerLoads)
+    }
+
+    /// A latest-value type's post to this observer, which coalesces, under the registry's lock, in the step that
+    /// makes it the latest (see ``DeliveryTarget/enqueueInLatestOrder``): so its bursts gather the type's posts in the
+    /// order the center keeps them, and end on the latest, whichever threads post. Only the package's own locks are
+    /// taken; the owner is checked after the lock (``receiveGathered(from:isolation:lead:)``).
+    ///
+    /// Returns what enters its target's queue in this step (a throttle's first post of a quiet period, or a check of
+    /// a main-actor owner), a first post to deliver after the lock for an observer without a target (the waits it
+    /// holds), and what to run after the lock.
+    func gatherLatest(
+        _ boxed: AnyObject, from sender: AnyObject?, context: PostContext, isolation: (any Actor)?, onMainActor: Bool
+    ) -> (entry: DeliveryTarget.Entry?, lead: PendingDeliveries?, after: () -> Void) {
+        guard let coalescing = route?.coalescing, !hasEnded, accepts(sender) else { return (nil, nil, {}) }
+        // The channel's latest post boxes a payload of its own type (see `ObserverRegistry.keepLatest`).
+        let payload = BoxedPayload<Payload>.unbox(boxed)
+        let endContext = burstContext(of: isolation ?? (onMainActor ? MainActor.shared : nil))
+        let gathered = gather(payload, from: sender, into: coalescing, context: endContext, pending: context.pending)
+        let after = { coalescing.bursts.finish(gathered) }
+        // An owner that may be loaded here is, after the lock (`receiveGathered`).
+        switch outcome(of: gathered, ownerLoads: isOwnerBound && (ownerLoadsAnywhere || onMainActor)) {
+        case .gathered:
+            return (nil, nil, after)
+        case .checksOwner:
+            let check = DeliveryTarget.Entry(
+                subscription: self, payload: OwnerCheck.shared, sender: nil, context: context)
+            return (check, nil, after)
+        case .leads(let done):
+            let lead = PendingDeliveries(joining: context.pending.map { [$0] } ?? [], holding: done)
+            guard target != nil else { return (nil, lead, after) }
+            let entry = DeliveryTarget.Entry(
+                subscription: self, payload: boxed, sender: takesSender ? sender : nil,
+                context: PostContext(scope: context.scope, pending: lead))
+            return (entry, nil, after)
+        }
+    }
+
+    /// After the registry's lock, for a latest-value type's post that gathered for this observer in it
+    /// (``gatherLatest(_:from:context:isolation:onMainActor:)``): its owner is checked where it may be loaded
+    /// here, and a first post of a quiet period (`lead`, the waits it holds) is delivered.
+    @usableFromInline
+    func receiveGathered(
+        _ payload: Event.Payload, from sender: AnyObject?, isolation: (any Actor)?, lead: PendingDeliveries?
+    ) {
+        if isOwnerBound, ownerLoadsAnywhere || Platform.isMainActor(isolation), loadOwner() == nil { return cancel() }
+        guard let lead else { return }
+        let context = PostContext(scope: NotificationDiagnostics.queuedScope, pending: lead)
+        _ = receive(payload, boxed: nil, from: sender, isolation: isolation, isPost: false, context: context)
+    }
+
+    /// Where this observer's bursts end: on its actor (the main actor or its actor), or else on `postContext`, that of
+    /// the post that began the burst, as a poster's does; held weakly. No actor is loaded here.
+    private func burstContext(of postContext: (any Actor)?) -> WeakActor? {
+        switch target?.executor {
+        case .mainActor: WeakActor(MainActor.shared)
+        case .actor(let actor): actor
+        default: postContext.map(WeakActor.init)
+        }
+    }
+
+    /// Gathers a post into this observation's bursts, whose end delivers through ``deliverBurst(_:from:on:)``. Takes
+    /// only the package's own locks.
+    private func gather(
+        _ payload: Payload, from sender: AnyObject?,
+        into coalescing: (NotificationCoalescing<Payload>, bursts: Coalescer),
+        context: WeakActor?, pending: PendingDeliveries?
+    ) -> Coalescer.Gathered {
         // An `async` handler's own posts to itself are not waited for from its task (see `awaitDelivery`): its next
         // burst is delivered only after the handler returns, so the wait would be for itself.
-        var pending = context.pending?.waitsOnly
+        var pending = pending?.waitsOnly
         if let queue = route?.queue { pending = pending?.attached(excludingDrainOf: queue) }
-        let lead = coalescing.bursts.gather(
-            payload, of: Event.self, from: postSender, in: channel.centerID, coalescing: coalescing.0,
-            context: endContext, order: latestOrder, pending: pending
+        return coalescing.bursts.gather(
+            payload, of: Event.self, from: sender, in: channel.centerID, coalescing: coalescing.0, context: context,
+            pending: pending
         ) { [weak self] payload, sender, context in
             self?.deliverBurst(payload, from: sender, on: context)
         }
-        if let lead {
-            route?.ownerCheckQueued?.store(0)  // the delivery checks the owner
-            return .leads(lead)
-        }
-        return checksOwner ? .checksOwner : .gathered
     }
 
-    /// Delivers a new observer's latest value on the observing thread, after the registry's lock, as the first
-    /// delivery of its own coalescing's key (see ``Coalescer/leadsLatest(of:in:from:coalescing:order:)``): a post
-    /// that another thread makes meanwhile gathers behind it, and one that reached the observer first supersedes it, so
-    /// the observer never ends on its latest value after a newer post.
-    func replayAhead(
-        _ payload: Payload, from sender: AnyObject?, order: UInt64,
-        into coalescing: (NotificationCoalescing<Payload>, bursts: Coalescer), context: PostContext
-    ) {
-        guard
-            let lead = coalescing.bursts.leadsLatest(
-                of: Event.self, in: channel.centerID, from: sender, coalescing: coalescing.0, order: order)
-        else { return }
-        var context = context
-        context.pending = PendingDeliveries(joining: context.pending.map { [$0] } ?? [], holding: lead)
-        _ = receive(payload, boxed: nil, from: sender, isolation: nil, isPost: false, context: context)
+    /// What a gathered post leaves to the caller: nothing, a check on its target of an owner that the post did not load
+    /// (`ownerLoads`; once at a time), or a first post to deliver now, whose delivery checks the owner.
+    private func outcome(of gathered: Coalescer.Gathered, ownerLoads: Bool) -> CoalescingOutcome {
+        if let lead = gathered.lead {
+            route?.ownerCheckQueued?.store(0)
+            return .leads(lead)
+        }
+        let checksOwner = isOwnerBound && !ownerLoads && route?.ownerCheckQueued?.set() == true
+        return checksOwner ? .checksOwner : .gathered
     }
 
     /// Runs a queued ``OwnerCheck`` on the target: a dead owner ends the observation.

@@ -14,16 +14,13 @@ extension Subscription {
     ///   - boxed: `payload` boxed already (a post to a target boxes it once for all its observers); `nil` to box it
     ///     here if the delivery waits on a target.
     ///   - context: What the delivery carries from its post (see ``PostContext``).
-    ///   - latestOrder: A latest-value type's post's number in the center's order (``Channel/latestOrder``), for the
-    ///     observer's own coalescing; else `0`.
     func receive(
         _ payload: Payload,
         boxed: AnyObject?,
         from sender: AnyObject?,
         isolation: (any Actor)?,
         isPost: Bool,
-        context: PostContext,
-        latestOrder: UInt64 = 0
+        context: PostContext
     ) -> DeliveryTarget.Entry? {
         var context = context
         if isPost {
@@ -34,8 +31,7 @@ extension Subscription {
             }
             if let (coalescing, bursts) = route?.coalescing {
                 switch coalesce(
-                    payload, from: sender, isolation: isolation, into: (coalescing, bursts), context: context,
-                    latestOrder: latestOrder)
+                    payload, from: sender, isolation: isolation, into: (coalescing, bursts), context: context)
                 {
                 case .gathered:
                     return nil
@@ -142,22 +138,21 @@ extension Subscription {
     /// the package's own locks are taken. A target or a sequence's buffer gets it queued here, ahead of live posts; a
     /// handler on the posting thread gets it through its route (not coalesced: an observation starts with the latest
     /// value at once) by the returned closure, which the registry runs after the lock, on the observing thread; one
-    /// that coalesces takes it as its key's first delivery (``replayAhead(_:from:order:into:context:)``), which a post
-    /// from another thread that reached the observer first supersedes.
+    /// that coalesces takes it as its key's first delivery now (``Coalescer/leadsLatest(of:in:senderID:coalescing:)``),
+    /// so that a post another thread makes meanwhile gathers behind it.
     ///
     /// - Parameters:
     ///   - filter: Held by the caller; the latest sender is loaded only if it has its identity (``AnySubscription``).
     ///   - onTarget: Whether the observing code runs on the observer's target (asked before the lock): then the latest
     ///     post runs before the observing call returns, as a post made there would.
-    ///   - order: The latest post's number in the center's order (``Channel/latestOrder``).
-    func replay(_ latest: LatestPost, filter: AnyObject?, onTarget: Bool, order: UInt64) -> (() -> Void)? {
+    func replay(_ latest: LatestPost, filter: AnyObject?, onTarget: Bool) -> (() -> Void)? {
         if route?.onDecodingFailure != nil { return nil }
         if let filter {
             guard latest.senderID == senderID, latest.sender === filter else { return nil }
         }
         // The channel keeps only posts of its own type (see `ObserverRegistry.keepLatest`).
         let payload = BoxedPayload<Payload>.unbox(latest.payload)
-        let context = PostContext(scope: NotificationDiagnostics.queuedScope)
+        var context = PostContext(scope: NotificationDiagnostics.queuedScope)
         if let target {
             let entry = DeliveryTarget.Entry(
                 subscription: self, payload: latest.payload, sender: nil, replayed: takesSender ? latest : nil,
@@ -171,10 +166,12 @@ extension Subscription {
             guard case .startsDrain = queue.append(payload, context: context, isPost: false) else { return nil }
             return { [self] in startTask(of: queue) }
         }
-        if let coalescing = route?.coalescing {
-            return { [self] in
-                replayAhead(payload, from: latest.sender, order: order, into: coalescing, context: context)
-            }
+        if let (coalescing, bursts) = route?.coalescing {
+            guard
+                let done = bursts.leadsLatest(
+                    of: Event.self, in: channel.centerID, senderID: latest.senderID, coalescing: coalescing)
+            else { return nil }
+            context.pending = PendingDeliveries(joining: [], holding: done)
         }
         return { [self] in
             _ = receive(payload, boxed: nil, from: latest.sender, isolation: nil, isPost: false, context: context)

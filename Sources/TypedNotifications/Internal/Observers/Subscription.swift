@@ -48,7 +48,7 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
         /// posts gather there, and a burst's end delivers one payload (``Subscription/deliverBurst(_:from:on:)``).
         let coalescing: (NotificationCoalescing<Event.Payload>, bursts: Coalescer)?
         /// For a coalescing observer whose owner loads only on the main actor: set while a check of the owner waits on
-        /// its target (``Subscription/coalesce(_:from:isolation:into:context:latestOrder:)``), so that posts queue one at a time.
+        /// its target (``Subscription/coalesce(_:from:isolation:into:context:)``), so that posts queue one at a time.
         let ownerCheckQueued: AtomicWord?
         /// Where its deliveries wait, if it has a queue of its own (an `async` handler, a sequence), whose task makes
         /// the last checks and runs the handler; else they wait on the observer's target, or nowhere.
@@ -160,51 +160,49 @@ final class Subscription<Event: Notifiable>: AnySubscription, @unchecked Sendabl
     /// Delivers a post on the posting thread (or appends it to the observer's own queue) if still active and the
     /// sender matches; not for observers on a shared ``DeliveryTarget``, which ``DeliveryTarget/dispatch`` serves.
     /// Inlinable, to be specialised in a post's loop: the common observer is one test and a call.
-    /// `latestOrder`: a latest-value type's post's number in the center's order (``Channel/latestOrder``), else `0`.
     @inlinable
-    func deliver(
-        _ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, latestOrder: UInt64 = 0
-    ) {
+    func deliver(_ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?) {
         if hasEnded { return }
         if route == nil {
             if accepts(postSender) { direct(payload) }
         } else {
-            receivePost(payload, from: postSender, isolation: isolation, latestOrder: latestOrder)
+            receivePost(payload, from: postSender, isolation: isolation)
         }
     }
 
     /// The rarer observers on the posting thread: a post enters their route.
     @usableFromInline
-    func receivePost(
-        _ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?, latestOrder: UInt64
-    ) {
-        _ = receive(
-            payload, boxed: nil, from: postSender, isolation: isolation, isPost: true, context: .current,
-            latestOrder: latestOrder)
+    func receivePost(_ payload: Event.Payload, from postSender: AnyObject?, isolation: (any Actor)?) {
+        _ = receive(payload, boxed: nil, from: postSender, isolation: isolation, isPost: true, context: .current)
     }
 
     override func receive(
-        _ boxed: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?, context: PostContext,
-        latestOrder: UInt64
+        _ boxed: AnyObject, from postSender: AnyObject?, isolation: (any Actor)?, context: PostContext
     ) -> DeliveryTarget.Entry? {
         // `dispatch` boxes a post of this subscription's channel, whose `Event` it observes.
         let payload = BoxedPayload<Payload>.unbox(boxed)
-        return receive(
-            payload, boxed: boxed, from: postSender, isolation: isolation, isPost: true, context: context,
-            latestOrder: latestOrder)
+        return receive(payload, boxed: boxed, from: postSender, isolation: isolation, isPost: true, context: context)
     }
 
     override func runQueued(_ entry: DeliveryTarget.Entry) {
         runOnTarget(entry)
     }
 
-    override func appendInCenterOrder(_ boxed: AnyObject, context: PostContext) -> (() -> Void)? {
-        guard let queue = route?.queue else { return nil }
+    override func receiveInCenterOrder(
+        _ boxed: AnyObject, from sender: AnyObject?, context: PostContext, isolation: (any Actor)?, onMainActor: Bool
+    ) -> (entry: DeliveryTarget.Entry?, lead: PendingDeliveries?, after: () -> Void) {
+        if coalesces {
+            return gatherLatest(boxed, from: sender, context: context, isolation: isolation, onMainActor: onMainActor)
+        }
+        guard let queue = route?.queue, !hasEnded, accepts(sender) else { return (nil, nil, {}) }
         // The channel's latest post boxes a payload of its own type (see `ObserverRegistry.keepLatest`).
         let (appended, after) = queue.appendInCenterOrder(BoxedPayload<Payload>.unbox(boxed), context: context)
-        return { [self] in
-            after()
-            finishAppend(appended, to: queue)
-        }
+        return (
+            nil, nil,
+            { [self] in
+                after()
+                finishAppend(appended, to: queue)
+            }
+        )
     }
 }

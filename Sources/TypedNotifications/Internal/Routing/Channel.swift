@@ -40,11 +40,6 @@ final class Channel: @unchecked Sendable {
     let keepsLatest: Bool
     /// The latest post, for a channel that ``keepsLatest``; released outside the lock.
     var latest: LatestPost?
-    /// The number of the channel's latest post in the order the center keeps its posts (1 for the first): each post
-    /// that becomes the latest takes the next, in the step that keeps it, and carries it to the observers that
-    /// coalesce what they receive, so that their bursts keep the latest whichever thread's post reaches them last (see
-    /// `Coalescer.gather`). For a channel that ``keepsLatest``; only under the registry's lock.
-    var latestOrder: UInt64 = 0
     /// Weak: the bridge's block owns it, so that it goes (and reports) when Foundation lets the block go.
     weak var bridge: BridgeRegistration?
     /// Taken before the bridge is registered, so a post can tell a bridge registered since it began.
@@ -149,9 +144,10 @@ extension Channel {
         }
         // A plain post is never made on an actor that the compiler can name.
         if let observers { return observers.deliver(payload, of: Event.self, from: sender, isolation: nil) }
-        let (reached, queued, order) = ObserverRegistry.shared.keepLatest(
+        let plan = ObserverRegistry.shared.keepLatest(
             LatestPost(BoxedPayload(payload), from: sender), from: sender, on: self)
-        reached.deliver(payload, of: Event.self, from: sender, isolation: nil, queuedPosts: queued, latestOrder: order)
+        plan.observers.deliver(
+            payload, of: Event.self, from: sender, isolation: nil, queuedPosts: plan.queuedPosts, leads: plan.leads)
     }
 }
 

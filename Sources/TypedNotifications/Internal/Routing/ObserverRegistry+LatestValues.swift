@@ -5,8 +5,7 @@ public import Foundation
 
 extension ObserverRegistry {
     /// For a typed post: makes it the latest of `subject` on `center` and takes the observers it reaches, in one step,
-    /// in which it also queues itself on their targets (``DeliveryTarget/enqueueInLatestOrder``), so that they
-    /// receive the type's posts in the order this keeps them.
+    /// in which it also enters their queues and bursts (``keep(_:from:on:_:)``).
     @usableFromInline
     func keepLatest<Event: Notifiable>(
         _ payload: Event.Payload,
@@ -16,52 +15,44 @@ extension ObserverRegistry {
         isolation: (any Actor)?
     ) -> PostPlan {
         let post = LatestPost(BoxedPayload(payload), from: sender)
-        let (isolation, onMainActor, context) = Self.queueingContext(isolation)
-        var route: PostPlan?
-        var replaced: LatestPost?
-        var appended: [() -> Void] = []
+        let queueing = Self.queueingContext(isolation)
+        var kept: (plan: PostPlan, after: [() -> Void])?
         withChannel(
             of: ObjectIdentifier(subject),
             in: center,
             cacheName: { cacheName(of: subject) },
             makeChannel: { name in Channel.bridged(subject, on: center, name: name) },
-            body: { _, channel in
-                var kept = PostPlan(name: channel.name, observers: channel.subscriptions, keepsLatest: true)
-                kept.queuedPosts = DeliveryTarget.enqueueInLatestOrder(
-                    post.payload, to: kept.observers, from: sender, isolation: isolation,
-                    onMainActor: onMainActor, context: context, appended: &appended)
-                channel.latestOrder += 1
-                kept.latestOrder = channel.latestOrder
-                route = kept
-                replaced = channel.latest
-                channel.latest = post
-            })
-        withExtendedLifetime(replaced) {}  // released here, outside the lock: it may hold the last reference
-        for after in appended { after() }
+            body: { _, channel in kept = Self.keep(post, from: sender, on: channel, queueing) })
         // Set: `withChannel` returns only once `body` has run.
-        return route!
+        for step in kept!.after { step() }
+        return kept!.plan
     }
 
-    /// For a plain post: makes `post` the latest of `channel`'s type and takes the observers it reaches, in one step,
-    /// queued on their targets in the same step, as a typed post's; also returns its number in the center's order
-    /// (``Channel/latestOrder``).
-    func keepLatest(
-        _ post: LatestPost, from sender: AnyObject?, on channel: Channel
-    ) -> ([AnySubscription?], [DeliveryTarget.Queued], UInt64) {
-        let (isolation, onMainActor, context) = Self.queueingContext(nil)
-        var appended: [() -> Void] = []
-        let (observers, queued, order, replaced) = state.withLock { _ in
-            defer { channel.latest = post }
-            channel.latestOrder += 1
-            let observers = channel.subscriptions
-            let queued = DeliveryTarget.enqueueInLatestOrder(
-                post.payload, to: observers, from: sender, isolation: isolation,
-                onMainActor: onMainActor, context: context, appended: &appended)
-            return (observers, queued, channel.latestOrder, channel.latest)
-        }
-        withExtendedLifetime(replaced) {}
-        for after in appended { after() }
-        return (observers, queued, order)
+    /// For a plain post: as a typed post's, on `channel`, whose type's post it is.
+    func keepLatest(_ post: LatestPost, from sender: AnyObject?, on channel: Channel) -> PostPlan {
+        let queueing = Self.queueingContext(nil)
+        let (plan, after) = state.withLock { _ in Self.keep(post, from: sender, on: channel, queueing) }
+        for step in after { step() }
+        return plan
+    }
+
+    /// The one step, under the lock: makes `post` the latest of `channel`, takes its observers, and has the post enter
+    /// their targets' queues, their own queues and their bursts (``DeliveryTarget/enqueueInLatestOrder``), so that
+    /// every observer receives the type's posts in the order this keeps them. Returns the post's plan and what must
+    /// run after the lock (releasing the replaced post among it: it may hold the last reference to a user object).
+    private static func keep(
+        _ post: LatestPost, from sender: AnyObject?, on channel: Channel,
+        _ queueing: (isolation: (any Actor)?, onMainActor: Bool, context: PostContext)
+    ) -> (plan: PostPlan, after: [() -> Void]) {
+        var plan = PostPlan(name: channel.name, observers: channel.subscriptions, keepsLatest: true)
+        var after: [() -> Void] = []
+        plan.queuedPosts = DeliveryTarget.enqueueInLatestOrder(
+            post.payload, to: plan.observers, from: sender, isolation: queueing.isolation,
+            onMainActor: queueing.onMainActor, context: queueing.context, appended: &after, leads: &plan.leads)
+        let replaced = channel.latest
+        channel.latest = post
+        after.append { withExtendedLifetime(replaced) {} }
+        return (plan, after)
     }
 
     /// What queueing a post on targets under the lock needs to know of the posting context, found before the lock

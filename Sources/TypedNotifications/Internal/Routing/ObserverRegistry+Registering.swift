@@ -6,7 +6,7 @@ public import Foundation
 extension ObserverRegistry {
     /// Registers an observer, making the channel (and its bridge) for the first one. For a type that keeps its latest
     /// post, the observer gets that post first, taken as it is added, so it gets every post exactly once (see
-    /// ``Subscription/replay(_:filter:onTarget:order:)``). The caller holds `senderFilter`. Dead owners of the channel are
+    /// ``Subscription/replay(_:filter:onTarget:)``). The caller holds `senderFilter`. Dead owners of the channel are
     /// swept when a sweep is due (``sweepIsDue(on:)``), so that registering costs the same however many there are.
     ///
     /// - Parameters:
@@ -46,8 +46,7 @@ extension ObserverRegistry {
                 channel.subscriptions.append(subscription)
                 if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
                 if let latest = channel.latest {
-                    replay = subscription.replay(
-                        latest, filter: senderFilter, onTarget: startsOnTarget, order: channel.latestOrder)
+                    replay = subscription.replay(latest, filter: senderFilter, onTarget: startsOnTarget)
                 }
                 sweeps = Self.sweepIsDue(on: channel)
                 added = subscription

@@ -70,9 +70,10 @@ final class ObserverRegistry: Sendable {
         /// For a latest-value type: its targets' entries, queued as it became the latest (``keepLatest``).
         @usableFromInline
         var queuedPosts: [DeliveryTarget.Queued]?
-        /// A latest-value type's post: its number in the center's order (``Channel/latestOrder``); else `0`.
+        /// For a latest-value type: the first posts of a quiet period that its bursts gathered for observers without a
+        /// target, for the post loop to deliver in their place, with the waits each holds (``keepLatest``).
         @usableFromInline
-        var latestOrder: UInt64 = 0
+        var leads: [(AnySubscription, PendingDeliveries)] = []
         #if DEBUG
         /// Whether this post is the one that checks the type's bridging halves (``TypeRecord/takesBridgingCheck()``).
         @usableFromInline
@@ -170,8 +171,11 @@ final class ObserverRegistry: Sendable {
 
 extension [AnySubscription?] {
     /// Delivers one post, typed or plain: to observers on a target through it (see ``DeliveryTarget``), to the others
-    /// on this thread, in registration order (those of the posting actor during the post, in their place). Inlinable,
-    /// so that it is specialised for the posted type in the caller's module.
+    /// on this thread, in registration order (those of the posting actor during the post, in their place). A
+    /// latest-value type's post (`queuedPosts`) entered every observer's queue and bursts under the registry's lock
+    /// (``DeliveryTarget/enqueueInLatestOrder``): here its targets run or schedule what it queued, and the observers of
+    /// this thread get it, or the first post of a quiet period that their bursts gathered (`leads`). Inlinable, so
+    /// that it is specialised for the posted type in the caller's module.
     @inlinable
     func deliver<Event: Notifiable>(
         _ payload: Event.Payload,
@@ -179,7 +183,7 @@ extension [AnySubscription?] {
         from sender: AnyObject?,
         isolation: (any Actor)?,
         queuedPosts: [DeliveryTarget.Queued]? = nil,
-        latestOrder: UInt64 = 0
+        leads: [(AnySubscription, PendingDeliveries)] = []
     ) {
         if isEmpty { return }
         // The targets the post has reached: usually none or one (the main actor), kept without allocating.
@@ -189,6 +193,12 @@ extension [AnySubscription?] {
             // Safe: `add` puts only `Subscription<Event>`s in the channel of `Event`;
             // they are kept as `AnySubscription` only so that the bookkeeping is not generic (see `withChannel`).
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
+            if queuedPosts != nil, subscription.coalesces {
+                // Gathered under the registry's lock, if it takes the post: its owner is checked here, and a first
+                // post delivered.
+                let lead = leads.first { $0.0 === subscription }?.1
+                subscription.receiveGathered(payload, from: sender, isolation: isolation, lead: lead)
+            }
             if let target = subscription.target {
                 if firstTarget == nil {
                     firstTarget = target
@@ -198,18 +208,17 @@ extension [AnySubscription?] {
                     otherTargets.append(target)
                 }
                 if let queuedPosts {
-                    // A latest-value type's post: queued already, in the center's order; runs now or schedules.
-                    target.finish(queuedPosts)
+                    target.finish(queuedPosts)  // queued already, in the center's order: runs now or schedules
+                } else {
+                    target.dispatch(payload, to: self, from: sender, isolation: isolation)
                 }
-                target.dispatch(
-                    payload, to: self, from: sender, isolation: isolation, burstsOnly: queuedPosts != nil,
-                    latestOrder: latestOrder)
-            } else if queuedPosts == nil || !subscription.waitsInOwnQueue || subscription.coalesces
-                || subscription.isOwnerBound && !subscription.accepts(sender)
+            } else if queuedPosts == nil
+                || !subscription.coalesces
+                    && (!subscription.waitsInOwnQueue || subscription.isOwnerBound && !subscription.accepts(sender))
             {
-                // A latest-value type's post was appended to the observers' own queues under the registry's lock; one
-                // it did not reach still ends an observation whose owner is gone, as any post does.
-                subscription.deliver(payload, from: sender, isolation: isolation, latestOrder: latestOrder)
+                // A post that did not reach an observer with a queue of its own still ends it if its owner is gone, as
+                // any post does.
+                subscription.deliver(payload, from: sender, isolation: isolation)
             }
         }
     }

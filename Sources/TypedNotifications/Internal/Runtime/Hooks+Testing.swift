@@ -20,7 +20,7 @@ package enum TestHooks {
         /// last holder, so the owner's `deinit` runs where the package loaded it.
         case ownerLoad
         /// A new observer has been added with its type's latest value, which it gets next, after the registry's lock
-        /// (see ``Subscription/replay(_:filter:onTarget:order:)``). A hook that has another thread post meanwhile
+        /// (see ``Subscription/replay(_:filter:onTarget:)``). A hook that has another thread post meanwhile
         /// races the latest value as a post from another thread may.
         case latestValueReplay
     }

@@ -4,13 +4,14 @@ import Foundation
 // target" in `DeliveryTarget`).
 
 extension DeliveryTarget {
-    /// Queues a latest-value type's post for every target among `subscriptions`, and appends it to the observers' own
-    /// queues (`appended` collects what each append leaves to do after every lock; observers that coalesce aside:
-    /// ``dispatch(_:to:from:isolation:burstsOnly:latestOrder:)`` and their route gather for them after the lock), under the
-    /// registry's lock, in the step that makes the post the latest: so every target receives a type's posts in the
-    /// order the center keeps them, whichever threads post, and its observers end on the latest. Nothing here calls out:
-    /// the observers' state is read directly (the lock is held), the sender filter is loaded only for the poster's own
-    /// sender, which the poster holds, and only targets' locks are taken.
+    /// A latest-value type's post, under the registry's lock, in the step that makes it the latest: queued for every
+    /// target among `subscriptions`, appended to the observers' own queues, and gathered into the bursts of those that
+    /// coalesce. So every observer receives a type's posts in the order the center keeps them, whichever threads post,
+    /// and ends on the latest. Nothing here calls out: the observers' state is read directly (the lock is held), the
+    /// sender filter is loaded only for the poster's own sender, which the poster holds, no owner is loaded, and only
+    /// the package's own locks are taken. `appended` collects what must wait until after every lock (waking a task,
+    /// releasing replaced payloads, scheduling a burst's end); `leads`, the first posts of a quiet period that the
+    /// post loop delivers to observers without a target, in their place, with the waits each holds.
     static func enqueueInLatestOrder(
         _ payload: AnyObject,
         to subscriptions: [AnySubscription?],
@@ -18,25 +19,32 @@ extension DeliveryTarget {
         isolation: (any Actor)?,
         onMainActor: Bool,
         context: PostContext,
-        appended: inout [() -> Void]
+        appended: inout [() -> Void],
+        leads: inout [(AnySubscription, PendingDeliveries)]
     ) -> [Queued] {
         var queuedPosts: [Queued] = []
         var visited: [DeliveryTarget] = []
         for case let subscription? in subscriptions {
-            if subscription.waitsInOwnQueue {
-                // An `async` handler's or a sequence's own queue, in the same order; its task is woken after the lock.
-                guard !subscription.hasEnded, !subscription.coalesces, subscription.accepts(sender),
-                    let after = subscription.appendInCenterOrder(payload, context: context)
-                else { continue }
+            guard let target = subscription.target else {
+                // An `async` handler's or a sequence's own queue, or its own bursts; what it leaves runs after.
+                guard subscription.waitsInOwnQueue || subscription.coalesces else { continue }
+                let (_, lead, after) = subscription.receiveInCenterOrder(
+                    payload, from: sender, context: context, isolation: isolation, onMainActor: onMainActor)
                 appended.append(after)
+                if let lead { leads.append((subscription, lead)) }
                 continue
             }
-            guard let target = subscription.target, !visited.contains(where: { $0 === target }) else { continue }
+            guard !visited.contains(where: { $0 === target }) else { continue }
             visited.append(target)
             let entries = subscriptions.compactMap { observer -> Entry? in
-                guard let observer, observer.target === target, !observer.hasEnded, !observer.coalesces,
-                    observer.accepts(sender)
-                else { return nil }
+                guard let observer, observer.target === target, !observer.hasEnded else { return nil }
+                if observer.coalesces {
+                    let (entry, _, after) = observer.receiveInCenterOrder(
+                        payload, from: sender, context: context, isolation: isolation, onMainActor: onMainActor)
+                    appended.append(after)
+                    return entry
+                }
+                guard observer.accepts(sender) else { return nil }
                 let kept = observer.takesSender ? sender : nil
                 return Entry(subscription: observer, payload: payload, sender: kept, context: context)
             }
@@ -47,36 +55,25 @@ extension DeliveryTarget {
         return queuedPosts
     }
 
-    /// Queues one post for this target's observers among `subscriptions`, in one step; see ``DeliveryTarget``. With
-    /// `burstsOnly`, only for those that coalesce what they receive. Inlinable, so that it is specialised for the
-    /// payload's type where the post is: unspecialised, each box looks its class's metadata up in the runtime (the
-    /// main-actor-1 row of the Performance article's instruction table). Never inlined, so that the post's loop over
-    /// its observers keeps its size (the post-100 row).
+    /// Queues one post for this target's observers among `subscriptions`, in one step; see ``DeliveryTarget``.
+    /// Inlinable, so that it is specialised for the payload's type where the post is: unspecialised, each box looks
+    /// its class's metadata up in the runtime (the main-actor-1 row of the Performance article's instruction table).
+    /// Never inlined, so that the post's loop over its observers keeps its size (the post-100 row).
     @inlinable @inline(never)
     func dispatch<Payload: Sendable>(
         _ payload: Payload,
         to subscriptions: [AnySubscription?],
         from sender: AnyObject?,
-        isolation: (any Actor)?,
-        burstsOnly: Bool = false,
-        latestOrder: UInt64 = 0
+        isolation: (any Actor)?
     ) {
-        dispatch(
-            boxed: BoxedPayload(payload), to: subscriptions, from: sender, isolation: isolation, burstsOnly: burstsOnly,
-            latestOrder: latestOrder)
+        dispatch(boxed: BoxedPayload(payload), to: subscriptions, from: sender, isolation: isolation)
     }
 
-    /// ``dispatch(_:to:from:isolation:burstsOnly:latestOrder:)`` once the payload is boxed. A post usually has one
-    /// observer on a target: its entry is queued without an array. `latestOrder`: a latest-value type's post's number
-    /// in the center's order, for the observers that coalesce (``Channel/latestOrder``); else `0`.
+    /// ``dispatch(_:to:from:isolation:)`` once the payload is boxed. A post usually has one observer on a target: its
+    /// entry is queued without an array.
     @usableFromInline
     func dispatch(
-        boxed: AnyObject,
-        to subscriptions: [AnySubscription?],
-        from sender: AnyObject?,
-        isolation: (any Actor)?,
-        burstsOnly: Bool,
-        latestOrder: UInt64
+        boxed: AnyObject, to subscriptions: [AnySubscription?], from sender: AnyObject?, isolation: (any Actor)?
     ) {
         let context = PostContext.current
         var first: Entry?
@@ -86,14 +83,12 @@ extension DeliveryTarget {
             let entry: Entry
             if observer.coalesces {
                 // It gathers the post into its own bursts first, whose end queues one delivery here.
-                guard
-                    let leading = observer.receive(
-                        boxed, from: sender, isolation: isolation, context: context, latestOrder: latestOrder)
-                else { continue }
+                guard let leading = observer.receive(boxed, from: sender, isolation: isolation, context: context) else {
+                    continue
+                }
                 entry = leading
             } else {
-                // A latest-value type's post queued the others under the registry's lock (``enqueueInLatestOrder``).
-                guard !burstsOnly, observer.accepts(sender) else { continue }
+                guard observer.accepts(sender) else { continue }
                 let kept = observer.takesSender ? sender : nil
                 entry = Entry(subscription: observer, payload: boxed, sender: kept, context: context)
             }
