@@ -298,6 +298,26 @@ extension PendingWorkLifetimeTests {
 extension PendingWorkLifetimeTests {
     // MARK: - Queues give back what they took
 
+    /// An observer that coalesces what it receives, per sender, of a latest-value type keeps nothing for a sender once
+    /// that sender's burst is delivered: posts from many short-lived senders, each delivered, leave its table empty.
+    @Test func aCoalescingObserverKeepsNothingForSendersWhoseBurstsAreDelivered() async throws {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "PendingWorkLifetimeTests.senders")
+        let received = Recorded<Int>()
+        let token = LatestCount.observe(in: center, delivery: .async(on: queue), coalescing: .afterPause(0.001)) {
+            received.append($0.count)
+        }
+        for index in 1...200 {
+            let sender = ReusableObject()
+            try await awaitDelivery(in: center) { LatestCount(count: index).post(from: sender, in: center) }
+            queue.sync {}  // behind the drain that ran the delivery, and let go of it
+        }
+        let observation = ObserverRegistry.shared.state.withLock { _ in token.observation }
+        let keys = (observation as? Subscription<LatestCount>)?.coalescingKeyCount
+        #expect(received.values == Array(1...200))
+        #expect(keys == 0, "the observer's table kept \(keys.map(String.init) ?? "no") keys for senders gone quiet")
+    }
+
     /// A standing backlog (two queued, one taken, for ever) keeps the queue's memory bounded.
     @Test func standingBacklogKeepsTheQueueBounded() {
         var queue = FIFO<Int>()

@@ -80,6 +80,13 @@ extension ObserverRegistry {
     }
 }
 
+extension Subscription {
+    /// The keys its own coalescing's table holds: bursts gathering or being delivered; a quiet key holds none.
+    var coalescingKeyCount: Int {
+        route?.coalescing?.bursts.slots.withLock { $0?.count ?? 0 } ?? 0
+    }
+}
+
 extension FIFO {
     /// The slots held, taken or not, for tests of the memory bound.
     var capacityUsed: Int { slots.count }
