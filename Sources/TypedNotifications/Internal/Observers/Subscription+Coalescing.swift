@@ -35,12 +35,14 @@ extension Subscription {
         into coalescing: (NotificationCoalescing<Payload>, bursts: Coalescer),
         context: PostContext
     ) -> CoalescingOutcome {
+        // Inside `awaitDelivery`, a post its own task makes runs on `awaitDelivery`'s actor.
+        let isolation = PendingDeliveries.isolation(of: isolation)
         let ownerLoads = isOwnerBound && (ownerLoadsAnywhere || Platform.isMainActor(isolation))
         if ownerLoads, loadOwner() == nil {
             cancel()
             return .gathered
         }
-        let endContext = burstContext(of: Coalescer.endContext(of: PendingDeliveries.isolation(of: isolation)))
+        let endContext = burstContext(of: Coalescer.endContext(of: isolation))
         let gathered = gather(
             payload, from: postSender, into: coalescing, context: endContext, pending: context.pending)
         coalescing.bursts.finish(gathered)
@@ -89,7 +91,12 @@ extension Subscription {
     func receiveGathered(
         _ payload: Event.Payload, from sender: AnyObject?, isolation: (any Actor)?, lead: PendingDeliveries?
     ) {
-        if isOwnerBound, ownerLoadsAnywhere || Platform.isMainActor(isolation), loadOwner() == nil { return cancel() }
+        // On the main actor as `gatherLatest` found it (`ObserverRegistry.keepLatest`'s `queueingContext`).
+        if isOwnerBound, ownerLoadsAnywhere || Platform.isMainActor(PendingDeliveries.isolation(of: isolation)),
+            loadOwner() == nil
+        {
+            return cancel()
+        }
         guard let lead else { return }
         let context = PostContext(scope: NotificationDiagnostics.queuedScope, pending: lead)
         _ = receive(payload, boxed: nil, from: sender, isolation: isolation, isPost: false, context: context)
