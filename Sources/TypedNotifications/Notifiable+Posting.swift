@@ -145,9 +145,11 @@ extension NotificationCenter {
         #if DEBUG
         DiscardedTokens.posted(to: route.observers)  // a token made before was used
         #endif
-        route.observers.deliver(
-            payload, of: subject, from: sender, isolation: isolation, queuedPosts: route.queuedPosts, leads: route.leads
-        )
+        if let kept = route.keptLatest {
+            route.observers.deliverLatest(payload, of: subject, from: sender, isolation: isolation, kept: kept)
+        } else {
+            route.observers.deliver(payload, of: subject, from: sender, isolation: isolation)
+        }
         if subject.postsThroughFoundation {
             FoundationBridge.post(
                 name: route.name,

@@ -85,11 +85,13 @@ extension Subscription {
     }
 
     /// After the registry's lock, for a latest-value type's post that gathered for this observer in it
-    /// (``gatherLatest(_:from:context:isolation:onMainActor:)``): its owner is checked where it may be loaded
-    /// here, and a first post of a quiet period (`lead`, the waits it holds) is delivered.
+    /// (``gatherLatest(_:from:context:isolation:onMainActor:)``): its owner is checked where it may be loaded here, and
+    /// a first post of a quiet period that its bursts gathered (among `kept.leads`, with the waits it holds) is
+    /// delivered.
     @usableFromInline
     func receiveGathered(
-        _ payload: Event.Payload, from sender: AnyObject?, isolation: (any Actor)?, lead: PendingDeliveries?
+        _ payload: Event.Payload, from sender: AnyObject?, isolation: (any Actor)?,
+        kept: ObserverRegistry.PostPlan.KeptLatest
     ) {
         // On the main actor as `gatherLatest` found it (`ObserverRegistry.keepLatest`'s `queueingContext`).
         if isOwnerBound, ownerLoadsAnywhere || Platform.isMainActor(PendingDeliveries.isolation(of: isolation)),
@@ -97,7 +99,7 @@ extension Subscription {
         {
             return cancel()
         }
-        guard let lead else { return }
+        guard let lead = kept.leads.first(where: { $0.0 === self })?.1 else { return }
         let context = PostContext(scope: NotificationDiagnostics.queuedScope, pending: lead)
         _ = receive(payload, boxed: nil, from: sender, isolation: isolation, isPost: false, context: context)
     }

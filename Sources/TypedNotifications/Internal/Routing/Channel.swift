@@ -146,8 +146,8 @@ extension Channel {
         if let observers { return observers.deliver(payload, of: Event.self, from: sender, isolation: nil) }
         let plan = ObserverRegistry.shared.keepLatest(
             LatestPost(BoxedPayload(payload), from: sender), from: sender, on: self)
-        plan.observers.deliver(
-            payload, of: Event.self, from: sender, isolation: nil, queuedPosts: plan.queuedPosts, leads: plan.leads)
+        // Set: a latest-value post's plan holds what it did under the lock.
+        plan.observers.deliverLatest(payload, of: Event.self, from: sender, isolation: nil, kept: plan.keptLatest!)
     }
 }
 

@@ -46,9 +46,11 @@ extension ObserverRegistry {
     ) -> (plan: PostPlan, after: [() -> Void]) {
         var plan = PostPlan(name: channel.name, observers: channel.subscriptions, keepsLatest: true)
         var after: [() -> Void] = []
-        plan.queuedPosts = DeliveryTarget.enqueueInLatestOrder(
+        var leads: [(AnySubscription, PendingDeliveries)] = []
+        let queued = DeliveryTarget.enqueueInLatestOrder(
             post.payload, to: plan.observers, from: sender, isolation: queueing.isolation,
-            onMainActor: queueing.onMainActor, context: queueing.context, appended: &after, leads: &plan.leads)
+            onMainActor: queueing.onMainActor, context: queueing.context, appended: &after, leads: &leads)
+        plan.keptLatest = (queued, leads)
         let replaced = channel.latest
         channel.latest = post
         after.append { withExtendedLifetime(replaced) {} }

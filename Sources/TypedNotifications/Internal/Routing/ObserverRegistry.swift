@@ -67,13 +67,15 @@ final class ObserverRegistry: Sendable {
         /// Whether the post must go through ``keepLatest(_:of:from:in:isolation:)``, which keeps it as it takes the observers.
         @usableFromInline
         var keepsLatest = false
-        /// For a latest-value type: its targets' entries, queued as it became the latest (``keepLatest``).
+        /// For a latest-value type's post, what it did under the registry's lock as it became the latest
+        /// (``keepLatest``): its targets' entries, queued; and the first posts of a quiet period that the bursts of
+        /// observers without a target gathered, for the post loop to deliver in their place, with the waits each holds.
+        /// `nil` for other posts.
         @usableFromInline
-        var queuedPosts: [DeliveryTarget.Queued]?
-        /// For a latest-value type: the first posts of a quiet period that its bursts gathered for observers without a
-        /// target, for the post loop to deliver in their place, with the waits each holds (``keepLatest``).
+        var keptLatest: KeptLatest?
+
         @usableFromInline
-        var leads: [(AnySubscription, PendingDeliveries)] = []
+        typealias KeptLatest = (queued: [DeliveryTarget.Queued], leads: [(AnySubscription, PendingDeliveries)])
         #if DEBUG
         /// Whether this post is the one that checks the type's bridging halves (``TypeRecord/takesBridgingCheck()``).
         @usableFromInline
@@ -171,53 +173,74 @@ final class ObserverRegistry: Sendable {
 
 extension [AnySubscription?] {
     /// Delivers one post, typed or plain: to observers on a target through it (see ``DeliveryTarget``), to the others
-    /// on this thread, in registration order (those of the posting actor during the post, in their place). A
-    /// latest-value type's post (`queuedPosts`) entered every observer's queue and bursts under the registry's lock
-    /// (``DeliveryTarget/enqueueInLatestOrder``): here its targets run or schedule what it queued, and the observers of
-    /// this thread get it, or the first post of a quiet period that their bursts gathered (`leads`). Inlinable, so
-    /// that it is specialised for the posted type in the caller's module.
+    /// on this thread, in registration order (those of the posting actor during the post, in their place); not a
+    /// latest-value type's post, which ``deliverLatest(_:of:from:isolation:kept:)`` delivers. Inlinable, so that it is
+    /// specialised for the posted type in the caller's module.
     @inlinable
     func deliver<Event: Notifiable>(
         _ payload: Event.Payload,
         of subject: Event.Type,
         from sender: AnyObject?,
-        isolation: (any Actor)?,
-        queuedPosts: [DeliveryTarget.Queued]? = nil,
-        leads: [(AnySubscription, PendingDeliveries)] = []
+        isolation: (any Actor)?
     ) {
         if isEmpty { return }
         // The targets the post has reached: usually none or one (the main actor), kept without allocating.
         var firstTarget: DeliveryTarget?
         var otherTargets: [DeliveryTarget] = []
+        withUnsafeBytes { slots in
+            for offset in stride(from: 0, to: slots.count, by: MemoryLayout<AnySubscription?>.stride) {
+                // Safe: `add` puts only `Subscription<Event>`s in the channel of `Event` (kept as `AnySubscription`
+                // only so that the bookkeeping is not generic, see `withChannel`); a slot is an optional reference,
+                // which an optional `Unmanaged` of either class matches in layout; this array keeps it alive. Loaded
+                // so rather than iterated and cast down, which retains each observer twice: about 25 instructions an
+                // observer (the post-100 row of the Performance article's instruction table).
+                guard let slot = slots.load(fromByteOffset: offset, as: Unmanaged<Subscription<Event>>?.self) else {
+                    continue
+                }
+                let subscription = slot.takeUnretainedValue()
+                if let target = subscription.target {
+                    if firstTarget == nil {
+                        firstTarget = target
+                    } else if firstTarget === target || otherTargets.contains(where: { $0 === target }) {
+                        continue
+                    } else {
+                        otherTargets.append(target)
+                    }
+                    target.dispatch(payload, to: self, from: sender, isolation: isolation)
+                } else {
+                    subscription.deliver(payload, from: sender, isolation: isolation)
+                }
+            }
+        }
+    }
+
+    /// Delivers a latest-value type's post, which entered every observer's queue and bursts under the registry's lock
+    /// (``DeliveryTarget/enqueueInLatestOrder``), in registration order: each target runs or schedules what the post
+    /// queued there as the post first reaches it; an observer that coalesces has its owner checked and gets the first
+    /// post of a quiet period that its bursts gathered (`kept.leads`); one on this thread gets the post; and one with
+    /// a queue of its own that the post did not reach still ends if its owner is gone, as at any post.
+    @inlinable
+    func deliverLatest<Event: Notifiable>(
+        _ payload: Event.Payload,
+        of subject: Event.Type,
+        from sender: AnyObject?,
+        isolation: (any Actor)?,
+        kept: ObserverRegistry.PostPlan.KeptLatest
+    ) {
+        var reached: [DeliveryTarget] = []
         for case let subscription? in self {
-            // Safe: `add` puts only `Subscription<Event>`s in the channel of `Event`;
-            // they are kept as `AnySubscription` only so that the bookkeeping is not generic (see `withChannel`).
+            // Safe, as in `deliver`.
             let subscription = unsafeDowncast(subscription, to: Subscription<Event>.self)
-            if queuedPosts != nil, subscription.coalesces {
-                // Gathered under the registry's lock, if it takes the post: its owner is checked here, and a first
-                // post delivered.
-                let lead = leads.first { $0.0 === subscription }?.1
-                subscription.receiveGathered(payload, from: sender, isolation: isolation, lead: lead)
+            if subscription.coalesces {
+                subscription.receiveGathered(payload, from: sender, isolation: isolation, kept: kept)
             }
             if let target = subscription.target {
-                if firstTarget == nil {
-                    firstTarget = target
-                } else if firstTarget === target || otherTargets.contains(where: { $0 === target }) {
-                    continue
-                } else {
-                    otherTargets.append(target)
-                }
-                if let queuedPosts {
-                    target.finish(queuedPosts)  // queued already, in the center's order: runs now or schedules
-                } else {
-                    target.dispatch(payload, to: self, from: sender, isolation: isolation)
-                }
-            } else if queuedPosts == nil
-                || !subscription.coalesces
-                    && (!subscription.waitsInOwnQueue || subscription.isOwnerBound && !subscription.accepts(sender))
+                guard !reached.contains(where: { $0 === target }) else { continue }
+                reached.append(target)
+                target.finish(kept.queued)
+            } else if !subscription.coalesces
+                && (!subscription.waitsInOwnQueue || subscription.isOwnerBound && !subscription.accepts(sender))
             {
-                // A post that did not reach an observer with a queue of its own still ends it if its owner is gone, as
-                // any post does.
                 subscription.deliver(payload, from: sender, isolation: isolation)
             }
         }
