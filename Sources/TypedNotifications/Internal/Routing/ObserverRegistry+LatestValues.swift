@@ -16,7 +16,7 @@ extension ObserverRegistry {
     ) -> PostPlan {
         let post = LatestPost(BoxedPayload(payload), from: sender)
         let queueing = Self.queueingContext(isolation)
-        var kept: (plan: PostPlan, after: [() -> Void])?
+        var kept: Kept?
         withChannel(
             of: ObjectIdentifier(subject),
             in: center,
@@ -24,26 +24,34 @@ extension ObserverRegistry {
             makeChannel: { name in Channel.bridged(subject, on: center, name: name) },
             body: { _, channel in kept = Self.keep(post, from: sender, on: channel, queueing) })
         // Set: `withChannel` returns only once `body` has run.
-        for step in kept!.after { step() }
-        return kept!.plan
+        return Self.finish(kept!)
     }
 
     /// For a plain post: as a typed post's, on `channel`, whose type's post it is.
     func keepLatest(_ post: LatestPost, from sender: AnyObject?, on channel: Channel) -> PostPlan {
         let queueing = Self.queueingContext(nil)
-        let (plan, after) = state.withLock { _ in Self.keep(post, from: sender, on: channel, queueing) }
-        for step in after { step() }
-        return plan
+        return Self.finish(state.withLock { _ in Self.keep(post, from: sender, on: channel, queueing) })
+    }
+
+    /// What ``keep(_:from:on:_:)`` did, for ``finish(_:)`` after the lock.
+    private typealias Kept = (plan: PostPlan, after: [() -> Void], replaced: LatestPost?)
+
+    /// Runs what the step left for after the lock, and releases the post it replaced (it may hold the last reference
+    /// to a user object); returns the post's plan.
+    private static func finish(_ kept: Kept) -> PostPlan {
+        for step in kept.after { step() }
+        withExtendedLifetime(kept.replaced) {}
+        return kept.plan
     }
 
     /// The one step, under the lock: makes `post` the latest of `channel`, takes its observers, and has the post enter
     /// their targets' queues, their own queues and their bursts (``DeliveryTarget/enqueueInLatestOrder``), so that
-    /// every observer receives the type's posts in the order this keeps them. Returns the post's plan and what must
-    /// run after the lock (releasing the replaced post among it: it may hold the last reference to a user object).
+    /// every observer receives the type's posts in the order this keeps them. Returns the post's plan, what must run
+    /// after the lock, and the post it replaced.
     private static func keep(
         _ post: LatestPost, from sender: AnyObject?, on channel: Channel,
         _ queueing: (isolation: (any Actor)?, onMainActor: Bool, context: PostContext)
-    ) -> (plan: PostPlan, after: [() -> Void]) {
+    ) -> Kept {
         var plan = PostPlan(name: channel.name, observers: channel.subscriptions, keepsLatest: true)
         var after: [() -> Void] = []
         var leads: [(AnySubscription, PendingDeliveries)] = []
@@ -53,8 +61,7 @@ extension ObserverRegistry {
         plan.keptLatest = (queued, leads)
         let replaced = channel.latest
         channel.latest = post
-        after.append { withExtendedLifetime(replaced) {} }
-        return (plan, after)
+        return (plan, after, replaced)
     }
 
     /// What queueing a post on targets under the lock needs to know of the posting context, found before the lock
