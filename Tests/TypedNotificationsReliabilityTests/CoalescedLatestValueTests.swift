@@ -9,7 +9,7 @@ import TypedNotificationsTestSupport
 // `Subscription.gatherLatest`, `PostPlan.leads`, `Coalescer.leadsLatest`): typed and plain posts racing from several
 // threads, observers started mid-race, owners dying, cancellation and token release racing bursts and leads, handlers
 // that re-post and observe again, centers going with bursts pending, the waits of `awaitDelivery`, sender filters.
-// Every wait is bounded (`finishesInTime`), so a hang fails the test rather than the run.
+// Every wait is bounded (`finishes(within:)`), so a hang fails the test rather than the run.
 
 // MARK: - Fixtures
 
@@ -127,31 +127,31 @@ final class GatheredPlace: Sendable {
         in center: NotificationCenter, from sender: GatheredSender? = nil,
         coalescing: NotificationCoalescing<GatheredLevel>?,
         _ handler: @escaping @Sendable (GatheredLevel) -> Void
-    ) -> GatheredObservation {
+    ) -> RacedObservation {
         switch target {
         case .postingThread:
-            return GatheredObservation(
+            return RacedObservation(
                 token: GatheredLevel.observe(from: sender, in: center, coalescing: coalescing, handler))
         case .dispatchQueue:
-            return GatheredObservation(
+            return RacedObservation(
                 token: GatheredLevel.observe(
                     from: sender, in: center, delivery: .async(on: queue), coalescing: coalescing, handler))
         case .operationQueue:
-            return GatheredObservation(
+            return RacedObservation(
                 token: GatheredLevel.observe(
                     from: sender, in: center, delivery: .async(on: operationQueue), coalescing: coalescing, handler))
         case .mainActor:
-            return GatheredObservation(
+            return RacedObservation(
                 token: GatheredLevel.observeOnMainActor(from: sender, in: center, coalescing: coalescing) {
                     handler($0)
                 })
         case .actor:
-            return GatheredObservation(
+            return RacedObservation(
                 ownerBound: GatheredLevel.observe(for: host.value!, from: sender, in: center, coalescing: coalescing) {
                     _, payload in handler(payload)
                 })
         case .asyncHandler:
-            return GatheredObservation(
+            return RacedObservation(
                 token: GatheredLevel.observe(from: sender, in: center, coalescing: coalescing) {
                     (payload: GatheredLevel) async in handler(payload)
                 })
@@ -192,53 +192,6 @@ final class GatheredPlace: Sendable {
             }
         }
     }
-}
-
-/// One observation, held through a slot so that another thread can release it.
-final class GatheredObservation: Sendable {
-    let token = Slot<NotificationToken>()
-    let ownerBound = Slot<OwnerBoundObservation>()
-
-    init(token: NotificationToken) { self.token.set(token) }
-    init(ownerBound: OwnerBoundObservation) { self.ownerBound.set(ownerBound) }
-
-    func cancel() {
-        token.value?.cancel()
-        ownerBound.value?.cancel()
-    }
-
-    /// Lets go of the token (ending the observation if it was the last reference); an owner-bound one is cancelled.
-    func release() {
-        token.set(nil)
-        ownerBound.value?.cancel()
-    }
-}
-
-/// Whether `body` finished within `seconds` (a bound that fails the test, not a pace).
-private func finishesInTime(within seconds: Double, _ body: @escaping @Sendable () async -> Void) async -> Bool {
-    await withTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            await body()
-            return true
-        }
-        group.addTask {
-            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            return false
-        }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
-    }
-}
-
-/// Polls `condition` until it holds or `seconds` pass; only for "eventually freed" checks.
-private func eventuallyTrue(within seconds: Double = 20, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-    while !condition() {
-        if DispatchTime.now().uptimeNanoseconds > deadline { return false }
-        try? await Task.sleep(nanoseconds: 1_000_000)
-    }
-    return true
 }
 
 /// Spins a little, so that one thread starts later now and then.
@@ -296,7 +249,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
             let perThread = 1 + random.below(30)
             let delayed = random.below(3)
             let spins = random.below(2_000)
-            let ended = await finishesInTime(within: 30) {
+            let ended = await finishes(within: 30) {
                 _ = try? await awaitDelivery(in: center) {
                     await onThreads(3) { poster in
                         if poster == delayed { spin(spins) }
@@ -387,12 +340,12 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
                 reference.append($0.id)
             }
             let received = Recorded<GatheredLevel>()
-            let observation = Slot<GatheredObservation>()
+            let observation = Slot<RacedObservation>()
             let perThread = 60
             let start = random.below(perThread)
             let reached = DispatchSemaphore(value: 0)
             let coalescing = mode.coalescing(acrossSenders: acrossSenders, merging: merging)
-            let ended = await finishesInTime(within: 30) {
+            let ended = await finishes(within: 30) {
                 _ = try? await awaitDelivery(in: center) {
                     await onThreads(3) { thread in
                         if thread < 2 {
@@ -417,7 +370,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
             }
             // The latest value it starts with is no post: no wait covers it (an actor's or a task's drain may
             // come after any drain the test queues), so its arrival is polled for.
-            let arrived = await eventuallyTrue { !received.values.isEmpty }
+            let arrived = await eventually(within: 20) { !received.values.isEmpty }
             await place.drain()
             if !ended || !arrived {
                 failures.append("round \(round) (\(target)): the wait did not end, or nothing arrived")
@@ -498,7 +451,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
         }
         defer { TestHooks.removeHook(at: .latestValueReplay, for: ObjectIdentifier(center)) }
         let token = Slot<NotificationToken>()
-        let ended = await finishesInTime(within: 20) {
+        let ended = await finishes(within: 20) {
             _ = try? await awaitDelivery(in: center) {
                 if let queue {
                     token.set(
@@ -537,7 +490,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
         owner = nil
         #expect(gone.value)
         let remaining = Protected<Int>(-1)
-        let ended = await finishesInTime(within: 5) {
+        let ended = await finishes(within: 5) {
             // On the main actor: a plain post carries no isolation, so only `awaitDelivery`'s tells it where it runs.
             _ = try? await awaitDelivery(in: center, isolation: MainActor.shared) {
                 let level = GatheredLevel(poster: 0, index: 0)
@@ -581,7 +534,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
             ) { _ in withExtendedLifetime(probe) {} }
             let perThread = 20 + random.below(40)
             let releaseAt = random.below(perThread)
-            let ended = await finishesInTime(within: 30) {
+            let ended = await finishes(within: 30) {
                 _ = try? await awaitDelivery(in: center) {
                     await onThreads(2) { poster in
                         for index in 0..<perThread {
@@ -601,17 +554,17 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
                 await place.drain()
             }
             if !ended { failures.append("round \(round) (\(target)): a wait did not end") }
-            let listed = await eventuallyTrue(within: 10) { center.typedObservations.isEmpty }
+            let listed = await eventually(within: 10) { center.typedObservations.isEmpty }
             if !listed {
                 failures.append("round \(round) (\(target)): still listed: \(center.typedObservations)")
             }
             if goneOffMain.value { failures.append("round \(round) (\(target)): a main-actor owner went off main") }
             observation.cancel()
             if target == .actor, !hostGone.value {
-                let freed = await eventuallyTrue(within: 10) { hostGone.value }
+                let freed = await eventually(within: 10) { hostGone.value }
                 if !freed { failures.append("round \(round) (actor): the actor was kept") }
             }
-            let freed = await eventuallyTrue(within: 10) { live.value == 1 }  // the test's own `probe`
+            let freed = await eventually(within: 10) { live.value == 1 }  // the test's own `probe`
             if !freed { failures.append("round \(round) (\(target)): the handler's capture was kept") }
             withExtendedLifetime(probe) {}
         }
@@ -649,7 +602,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
             let perThread = 20 + random.below(40)
             let endAfter = random.below(perThread * 2)
             let made = Counter()
-            let ended = await finishesInTime(within: 30) {
+            let ended = await finishes(within: 30) {
                 _ = try? await awaitDelivery(in: center) {
                     await onThreads(3) { thread in
                         if thread == 2 {
@@ -677,7 +630,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
             await place.drain()
             if lateCalls.value != before { failures.append("round \(round) (\(target)): a later post was delivered") }
             GatheredLevel.clearLatest(in: center)
-            let freed = await eventuallyTrue(within: 10) {
+            let freed = await eventually(within: 10) {
                 live.value == 1 && released.value == 2 * perThread
             }
             if !freed {
@@ -706,7 +659,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
             let center = NotificationCenter()
             let outer = Slot<GatheredLevel>()
             let inner = Slot<GatheredLevel>()
-            let innerObservation = Slot<GatheredObservation>()
+            let innerObservation = Slot<RacedObservation>()
             let across = random.chance(50)
             let coalescing = mode.coalescing(acrossSenders: across)
             let observation = place.observe(in: center, coalescing: coalescing) { level in
@@ -728,7 +681,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
                 }
             }
             let perThread = 10 + random.below(30)
-            let ended = await finishesInTime(within: 30) {
+            let ended = await finishes(within: 30) {
                 _ = try? await awaitDelivery(in: center) {
                     await onThreads(2) { poster in
                         for index in 0..<perThread {
@@ -740,7 +693,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
             }
             if !ended { failures.append("round \(round) (\(target)): the wait did not end") }
             // Re-posts made by queued handlers after the wait's closure returned are not waited for: polled.
-            let settled = await eventuallyTrue(within: 10) {
+            let settled = await eventually(within: 10) {
                 let latest = GatheredLevel.latest(in: center)
                 return outer.value == latest && inner.value == latest
             }
@@ -789,7 +742,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
                 }
                 withExtendedLifetime(observation) {}
             }
-            let freed = await eventuallyTrue(within: 10) {
+            let freed = await eventually(within: 10) {
                 weak.value.center == nil && live.value == 0 && released.value == 2 * perThread
             }
             await place.drain()
@@ -830,7 +783,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
                 ) { received[which].append($0) }
             }
             let perThread = 1 + random.below(40)
-            let ended = await finishesInTime(within: 30) {
+            let ended = await finishes(within: 30) {
                 _ = try? await awaitDelivery(in: center) {
                     await onThreads(3) { poster in
                         for index in 0..<perThread {
@@ -880,7 +833,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
                 received.append($0)
             }
             let posts = 50
-            let ended = await finishesInTime(within: 30) {
+            let ended = await finishes(within: 30) {
                 _ = try? await awaitDelivery {
                     for index in 0..<posts { GatheredLevel(poster: 0, index: index).post(in: center) }
                 }

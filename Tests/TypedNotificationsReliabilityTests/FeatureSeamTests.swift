@@ -155,7 +155,7 @@ private func waitAside(_ semaphore: DispatchSemaphore) async {
 /// Polls `condition` until it holds or `seconds` pass (a bound that fails the test, not a pace); whether it held. Only
 /// for what no wait can report: an `async` handler's task lets go of its handler once it finds its queue empty, just
 /// after the last call that a wait sees return.
-private func eventually(within seconds: Double = 60, _ condition: @Sendable () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 60, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = uptime() + UInt64(seconds * 1e9)
     while !condition() {
         if uptime() > deadline { return false }
