@@ -37,7 +37,7 @@ extension Subscription {
     ) -> CoalescingOutcome {
         // Inside `awaitDelivery`, a post its own task makes runs on `awaitDelivery`'s actor.
         let isolation = PendingDeliveries.isolation(of: isolation)
-        let ownerLoads = isOwnerBound && (ownerLoadsAnywhere || Platform.isMainActor(isolation))
+        let ownerLoads = ownerLoadsHere(onMainActor: Platform.isMainActor(isolation))
         if ownerLoads, loadOwner() == nil {
             cancel()
             return .gathered
@@ -67,7 +67,7 @@ extension Subscription {
         let gathered = gather(payload, from: sender, into: coalescing, context: endContext, pending: context.pending)
         let after = { coalescing.bursts.finish(gathered) }
         // An owner that may be loaded here is, after the lock (`receiveGathered`).
-        switch outcome(of: gathered, ownerLoads: isOwnerBound && (ownerLoadsAnywhere || onMainActor)) {
+        switch outcome(of: gathered, ownerLoads: ownerLoadsHere(onMainActor: onMainActor)) {
         case .gathered:
             return (nil, nil, after)
         case .checksOwner:
@@ -94,7 +94,7 @@ extension Subscription {
         kept: ObserverRegistry.PostPlan.KeptLatest
     ) {
         // On the main actor as `gatherLatest` found it (`ObserverRegistry.keepLatest`'s `queueingContext`).
-        if isOwnerBound, ownerLoadsAnywhere || Platform.isMainActor(PendingDeliveries.isolation(of: isolation)),
+        if ownerLoadsHere(onMainActor: Platform.isMainActor(PendingDeliveries.isolation(of: isolation))),
             loadOwner() == nil
         {
             return cancel()
@@ -102,6 +102,12 @@ extension Subscription {
         guard let lead = kept.leads.first(where: { $0.0 === self })?.1 else { return }
         let context = PostContext(scope: NotificationDiagnostics.queuedScope, pending: lead)
         _ = receive(payload, boxed: nil, from: sender, isolation: isolation, isPost: false, context: context)
+    }
+
+    /// Whether this observation has an owner that a post may load where it runs: anywhere, or for a main-actor
+    /// owner, on the main actor (`onMainActor`, asked only then).
+    private func ownerLoadsHere(onMainActor: @autoclosure () -> Bool) -> Bool {
+        isOwnerBound && (ownerLoadsAnywhere || onMainActor())
     }
 
     /// Where this observer's bursts end: on its actor (the main actor or its actor), or else on `postContext`, that of
