@@ -64,13 +64,6 @@ final class GatheredOwner: Sendable {
     deinit { gone(DispatchQueue.getSpecific(key: gatheredMainQueue) != nil) }
 }
 
-actor GatheredHost {
-    let gone: @Sendable () -> Void
-    init(gone: @escaping @Sendable () -> Void = {}) { self.gone = gone }
-    deinit { gone() }
-    func touch() {}
-}
-
 enum GatheredMode: Int, CaseIterable, Sendable, CustomTestStringConvertible {
     case throttle, trailingThrottle, debounce, nextTurn
 
@@ -92,34 +85,22 @@ enum GatheredMode: Int, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(self)" }
 }
 
-/// Where a handler runs, with what it needs kept, and a drain.
-final class GatheredPlace: Sendable {
-    let target: SeamTarget
-    let queue = DispatchQueue(label: "GatheredPlace")
-    let operationQueue: OperationQueue
-    let host = Slot<GatheredHost>()
+/// Where a handler runs (a ``SeamPlace``: its queue, operation queue and releasable actor, and its drain), observing
+/// ``GatheredLevel``.
+struct GatheredPlace: Sendable {
+    let place: SeamPlace
+    var target: SeamTarget { place.target }
+    var queue: DispatchQueue { place.queue }
+    var operationQueue: OperationQueue { place.operationQueue }
+    /// The actor: release it (`host.set(nil)`) to end the actor target's observations.
+    var host: Slot<SeamHost> { place.hostSlot }
 
     init(_ target: SeamTarget) {
-        self.target = target
-        let operationQueue = OperationQueue()
-        operationQueue.maxConcurrentOperationCount = 1
-        self.operationQueue = operationQueue
-        host.set(GatheredHost())
+        place = SeamPlace(target)
     }
 
     func drain() async {
-        switch target {
-        case .postingThread: break
-        case .dispatchQueue:
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
-        case .operationQueue:
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                operationQueue.addOperation { done.resume() }
-            }
-        case .mainActor: await MainActor.run {}
-        case .actor: await host.value?.touch()
-        case .asyncHandler: for _ in 0..<100 { await Task.yield() }
-        }
+        await place.drain()
     }
 
     /// Observes here, from `sender` if given; the handler gets the payload. Returns what ends it.
@@ -527,7 +508,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
             let hostGone = Protected(false)
             let owner = Slot<GatheredOwner>()
             owner.set(GatheredOwner { onMain in if !onMain && target == .mainActor { goneOffMain.set(true) } })
-            if target == .actor { place.host.set(GatheredHost { hostGone.set(true) }) }
+            if target == .actor { place.host.set(SeamHost { hostGone.set(true) }) }
             let probe = Probe(live)
             let observation = place.observe(
                 for: owner.value!, in: center, coalescing: mode.coalescing(acrossSenders: random.chance(50))

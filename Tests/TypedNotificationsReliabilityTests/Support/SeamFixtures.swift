@@ -44,12 +44,13 @@ enum SeamTarget: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// Where a handler runs, with what its observations share (one queue, operation queue or actor per place, so every
-/// observation made through one place shares its target).
+/// observation made through one place shares its target). The actor is held in a slot, so that a test can release it
+/// (or replace it, before observing) to see what its observations do when it goes.
 struct SeamPlace: Sendable {
     let target: SeamTarget
     let queue: DispatchQueue
     let operationQueue: OperationQueue
-    let host: SeamHost
+    let hostSlot = Slot<SeamHost>()
 
     init(_ target: SeamTarget) {
         self.target = target
@@ -57,10 +58,14 @@ struct SeamPlace: Sendable {
         let operationQueue = OperationQueue()
         operationQueue.maxConcurrentOperationCount = 1
         self.operationQueue = operationQueue
-        host = SeamHost()
+        hostSlot.set(SeamHost())
     }
 
-    /// Returns once what the place was given before has run (an `async` handler's task has no drain: yields).
+    /// The place's actor, while the slot holds it.
+    var host: SeamHost { hostSlot.value! }
+
+    /// Returns once what the place was given before has run (an `async` handler's task has no drain: yields; a released
+    /// actor has nothing left to run).
     func drain() async {
         switch target {
         case .postingThread: break
@@ -71,7 +76,7 @@ struct SeamPlace: Sendable {
                 operationQueue.addOperation { done.resume() }
             }
         case .mainActor: await MainActor.run {}
-        case .actor: await host.touch()
+        case .actor: await hostSlot.value?.touch()
         case .asyncHandler: for _ in 0..<100 { await Task.yield() }
         }
     }
