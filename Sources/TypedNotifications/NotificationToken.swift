@@ -54,7 +54,7 @@ public final class NotificationToken: Hashable, @unchecked Sendable {
     /// The observation, until ``cancel()`` (or the token's release) takes it out and ends it, in one step under the
     /// registry's lock; released outside it. Holding it no longer once it has ended lets a handler capture its own
     /// token: the cycle handler → token → observation → handler ends with the observation. Only under the registry's
-    /// lock.
+    /// lock, and in `deinit`.
     var observation: AnySubscription?
 
     #if DEBUG
@@ -63,17 +63,11 @@ public final class NotificationToken: Hashable, @unchecked Sendable {
     private let made: DiscardedTokens.Made?
     #endif
 
-    /// Whether releasing the token ends the observation: not for the one an ``OwnerBoundObservation`` holds, whose
-    /// observation lasts as long as its owner, and which holds it through a token only so that cancelling lets go of
-    /// the handler, as a token's ``cancel()`` does.
-    private let endsOnRelease: Bool
-
     /// A token for `observation`; `site` is the observing call's, for the report of a discarded token. No other
     /// thread knows the token yet, so `init` sets `observation` without the lock.
     @usableFromInline
-    init(_ observation: AnySubscription, site: ObservationSite? = nil, endsOnRelease: Bool = true) {
+    init(_ observation: AnySubscription, site: ObservationSite? = nil) {
         self.observation = observation
-        self.endsOnRelease = endsOnRelease
         #if DEBUG
         made = site.map { DiscardedTokens.Made(site: $0, activity: observation.activity) }
         // Safe: the address is only stored in this thread's slot and later compared with another token's address; it is
@@ -83,7 +77,12 @@ public final class NotificationToken: Hashable, @unchecked Sendable {
     }
 
     deinit {
-        guard endsOnRelease else { return }
+        // Releasing the token ends its observation, unless it is owner-bound: only an ``OwnerBoundObservation``
+        // holds such a token, whose observation lasts as long as its owner (it holds it through a token only so that
+        // cancelling lets go of the handler). Told by the observation, not a flag of the token's own, which would
+        // make every token a larger allocation (the memory row of `TypedNotificationsRatios --filter memory`). Read
+        // without the lock: no other thread can reach a token that is being deinitialised.
+        guard observation?.isOwnerBound != true else { return }
         let (observation, ended) = ObserverRegistry.shared.cancel(self)
         guard let observation else { return }
         if ended { observation.didEnd() }

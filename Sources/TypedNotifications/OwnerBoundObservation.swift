@@ -28,13 +28,14 @@ public import Foundation
 /// CounterDidChange(count: 2).post(in: center)   // prints nothing
 /// ```
 public struct OwnerBoundObservation: Sendable {
-    /// The observation, held as a token holds it (but not ended when released): once cancelled, it lets go of the
-    /// observation and its handler, so that a handler may capture what holds this value and cancel through it.
+    /// The observation, held as a token holds it (but, as it is owner-bound, not ended when released): once cancelled,
+    /// it lets go of the observation and its handler, so that a handler may capture what holds this value and cancel
+    /// through it.
     let handle: NotificationToken
 
     @usableFromInline
     init(_ observation: AnySubscription) {
-        handle = NotificationToken(observation, endsOnRelease: false)
+        handle = NotificationToken(observation)
     }
 
     /// Ends the observation before its owner goes; idempotent and thread-safe, as ``NotificationToken/cancel()``.
