@@ -52,7 +52,7 @@ extension Subscription {
     /// A latest-value type's post to this observer, which coalesces, under the registry's lock, in the step that
     /// makes it the latest (see ``DeliveryTarget/enqueueInLatestOrder``): so its bursts gather the type's posts in the
     /// order the center keeps them, and end on the latest, whichever threads post. Only the package's own locks are
-    /// taken; the owner is checked after the lock (``receiveGathered(from:isolation:lead:)``).
+    /// taken; the owner is checked after the lock (``receiveGathered(_:from:isolation:kept:)``).
     ///
     /// Returns what enters its target's queue in this step (a throttle's first post of a quiet period, or a check of
     /// a main-actor owner), a first post to deliver after the lock for an observer without a target (the waits it

@@ -127,7 +127,7 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
         Task.detached {
             let task = TaskIdentity.current
             while let entry = self.take(drainedBy: task) {
-                // Safe: only `append` makes entries, from an `Element`.
+                // Safe: only `insert` makes entries, from an `Element`.
                 let payload = entry.payload as! Element
                 await NotificationDiagnostics.reporting(to: entry.context.scope) {
                     guard let owner = admission(payload) else { return }
@@ -179,7 +179,7 @@ final class ConsumerQueue<Element: Sendable>: Sendable {
                 onCancel()
             }
         }
-        // Safe: only `append` makes entries, from an `Element`.
+        // Safe: only `insert` makes entries, from an `Element`.
         return entry.map { $0.payload as! Element }
     }
 }

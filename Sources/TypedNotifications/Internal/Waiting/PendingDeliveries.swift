@@ -98,8 +98,9 @@ final class PendingDeliveries: Sendable {
     /// The pending deliveries a post made now on this thread reports to, if any: one thread-local load.
     static var current: PendingDeliveries? {
         guard let pointer = tn_pending_deliveries() else { return nil }
-        // Safe: the slot is set only by `collecting`, on this thread, for as long as its caller keeps the object
-        // alive, and cleared before that call returns; taken unretained, the result is retained as it is returned.
+        // Safe: the slot is set only by `collecting` and by `enter` (until `leave`), on this thread, for as long as
+        // their caller keeps the object alive, and restored before that returns; taken unretained, the result is
+        // retained as it is returned.
         return Unmanaged<PendingDeliveries>.fromOpaque(pointer).takeUnretainedValue()
     }
 
