@@ -196,11 +196,12 @@ extension Notifiable {
             { payload, _, owner in
                 if let owner { handler(unsafeDowncast(owner, to: Owner.self), payload) }
             }, takesSender: false)
-        return OwnerBoundObservation(
-            center.register(
-                Self.self, sender: sender, owner: owner, on: delivery.executor, handler: handler,
-                condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line))
-        )
+        let handle = NotificationToken()
+        _ = center.register(
+            Self.self, sender: sender, owner: owner, on: delivery.executor, handler: handler,
+            condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line),
+            heldBy: handle)
+        return OwnerBoundObservation(handle)
     }
 }
 
@@ -294,6 +295,8 @@ extension NotificationCenter {
     ///   - kind: How introspection lists it; by default from `executor`.
     ///   - isolation: The actor the observing call runs on, for an observer isolated to an actor: if it is that
     ///     actor, the latest post of a ``LatestValueNotifiable`` type runs before the call returns.
+    ///   - holder: For an owner-bound observation, the handle that holds it, made before it: it holds it from the
+    ///     step that adds it (``AnySubscription/holder``).
     @inlinable
     func register<Event: Notifiable>(
         _ subject: Event.Type,
@@ -306,13 +309,14 @@ extension NotificationCenter {
         site: ObservationSite,
         kind: TypedObservation.Delivery? = nil,
         onDecodingFailure: (@Sendable (any Error, AnyObject?) -> Void)? = nil,
-        isolation: (any Actor)? = nil
+        isolation: (any Actor)? = nil,
+        heldBy holder: NotificationToken? = nil
     ) -> Subscription<Event> {
         // Mistakes that compile and never fire (a center as the sender filter, an owner in its `deinit`, a subclass
         // of a conforming class): reported in debug builds.
         NotificationDiagnostics.checkObservation(of: subject, sender: sender, owner: owner, in: self, site: site)
         return ObserverRegistry.shared.add(
-            subject, in: self, on: executor, isolation: isolation, senderFilter: sender
+            subject, in: self, on: executor, isolation: isolation, senderFilter: sender, heldBy: holder
         ) { channel, target in
             #if DEBUG
             channel.recordActivity()  // another observation: a token made before was kept

@@ -116,11 +116,11 @@ extension Notifiable {
             guard let owner else { return }
             await handler(unsafeDowncast(owner, to: Owner.self), payload)
         }
-        return OwnerBoundObservation(
-            center.register(
-                Self.self, sender: sender, owner: owner, on: nil, handler: .queued(ConsumerQueue(handler: body)),
-                condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line),
-                kind: .async)
-        )
+        let handle = NotificationToken()
+        _ = center.register(
+            Self.self, sender: sender, owner: owner, on: nil, handler: .queued(ConsumerQueue(handler: body)),
+            condition: condition?.accepts, coalescing: coalescing, site: ObservationSite(fileID: file, line: line),
+            kind: .async, heldBy: handle)
+        return OwnerBoundObservation(handle)
     }
 }

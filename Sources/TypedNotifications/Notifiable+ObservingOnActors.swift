@@ -137,13 +137,13 @@ extension Notifiable {
         let body: @MainActor @Sendable (Payload, AnyObject?) -> Void = { payload, owner in
             if let owner { handler(unsafeDowncast(owner, to: Owner.self), payload) }
         }
-        return OwnerBoundObservation(
-            center.register(
-                Self.self, sender: sender, owner: owner, on: .mainActor,
-                handler: .call(Platform.onMainActor(body), takesSender: false), condition: condition?.accepts,
-                coalescing: coalescing,
-                site: ObservationSite(fileID: file, line: line), isolation: isolation)
-        )
+        let handle = NotificationToken()
+        _ = center.register(
+            Self.self, sender: sender, owner: owner, on: .mainActor,
+            handler: .call(Platform.onMainActor(body), takesSender: false), condition: condition?.accepts,
+            coalescing: coalescing,
+            site: ObservationSite(fileID: file, line: line), isolation: isolation, heldBy: handle)
+        return OwnerBoundObservation(handle)
     }
 
     /// Calls `handler`, isolated to `actor`, with the payload of every post of this type, for as long as `actor`
@@ -201,23 +201,22 @@ extension Notifiable {
         isolation: isolated (any Actor)? = #isolation,
         _ handler: @escaping @Sendable (isolated Isolation, Payload) -> Void
     ) -> OwnerBoundObservation {
-        OwnerBoundObservation(
-            center.register(
-                Self.self,
-                sender: sender,
-                owner: actor,
-                // The main actor is one target, whichever way it is observed.
-                on: actor === MainActor.shared ? .mainActor : .actor(WeakActor(actor)),
-                // The actor is loaded once per delivery, by the checks before the handler, and handed to it.
-                handler: .call(
-                    { payload, _, owner in
-                        guard let owner else { return }
-                        unsafeDowncast(owner, to: Isolation.self).assumeIsolated { actor in handler(actor, payload) }
-                    }, takesSender: false),
-                condition: condition?.accepts, coalescing: coalescing,
-                site: ObservationSite(fileID: file, line: line),
-                isolation: isolation
-            )
-        )
+        let handle = NotificationToken()
+        _ = center.register(
+            Self.self,
+            sender: sender,
+            owner: actor,
+            // The main actor is one target, whichever way it is observed.
+            on: actor === MainActor.shared ? .mainActor : .actor(WeakActor(actor)),
+            // The actor is loaded once per delivery, by the checks before the handler, and handed to it.
+            handler: .call(
+                { payload, _, owner in
+                    guard let owner else { return }
+                    unsafeDowncast(owner, to: Isolation.self).assumeIsolated { actor in handler(actor, payload) }
+                }, takesSender: false),
+            condition: condition?.accepts, coalescing: coalescing,
+            site: ObservationSite(fileID: file, line: line),
+            isolation: isolation, heldBy: handle)
+        return OwnerBoundObservation(handle)
     }
 }

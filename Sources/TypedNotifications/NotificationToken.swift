@@ -42,19 +42,22 @@ public import Foundation
 ///   keeps it alive while the handler runs.
 ///
 /// A handler may capture its own token (to cancel itself after its first call), or an object that holds the token:
-/// once the observation has ended, the token lets go of it, and with it of the handler, so such a cycle is freed as
-/// soon as ``cancel()`` returns; Foundation's block observers keep theirs until the token is released. To wait for
-/// one post, ``Notifiable/next(from:in:where:timeout:isolation:file:line:after:)`` needs no token at all.
+/// once ``cancel()`` has ended the observation, the token lets go of it, and with it of the handler, so such a cycle
+/// is freed as soon as ``cancel()`` returns; Foundation's block observers keep theirs until the token is released. If
+/// the center goes first, the token keeps the handler until it is cancelled or released, as Foundation's does. To wait
+/// for one post, ``Notifiable/next(from:in:where:timeout:isolation:file:line:after:)`` needs no token at all.
 ///
 /// Tokens compare by identity. They are `Sendable`: cancel or release them from any thread.
 public final class NotificationToken: Hashable, @unchecked Sendable {
     // `@unchecked Sendable` for `observation`, the one mutable state, which is only read and written under the
-    // registry's lock (`ObserverRegistry.cancel(_:)`, for a token); the rest is immutable.
+    // registry's lock (`ObserverRegistry.add` and `cancel(_:released:)` for a token, and an ending observation
+    // through its `holder`); the rest is immutable.
 
     /// The observation, until ``cancel()`` (or the token's release) takes it out and ends it, in one step under the
-    /// registry's lock; released outside it. Holding it no longer once it has ended lets a handler capture its own
-    /// token: the cycle handler → token → observation → handler ends with the observation. Only under the registry's
-    /// lock, and in `deinit`.
+    /// registry's lock; for an ``OwnerBoundObservation``'s handle, also until it ends otherwise (its owner or its
+    /// center gone) and takes itself out (``AnySubscription/holder``). Released outside the lock. Holding it no longer
+    /// once it has ended lets a handler capture its own token: the cycle handler → token → observation → handler
+    /// ends with the observation. Only under the registry's lock, but in `init`, before any other thread knows it.
     var observation: AnySubscription?
 
     #if DEBUG
@@ -76,14 +79,21 @@ public final class NotificationToken: Hashable, @unchecked Sendable {
         #endif
     }
 
+    /// The handle of an ``OwnerBoundObservation`` about to be made: registering with it as the holder (`heldBy:`)
+    /// puts the observation in it, in the step that adds it (``AnySubscription/holder``).
+    @usableFromInline
+    init() {
+        #if DEBUG
+        made = nil
+        #endif
+    }
+
     deinit {
         // Releasing the token ends its observation, unless it is owner-bound: only an ``OwnerBoundObservation``
         // holds such a token, whose observation lasts as long as its owner (it holds it through a token only so that
         // cancelling lets go of the handler). Told by the observation, not a flag of the token's own, which would
-        // make every token a larger allocation (the memory row of `TypedNotificationsRatios --filter memory`). Read
-        // without the lock: no other thread can reach a token that is being deinitialised.
-        guard observation?.isOwnerBound != true else { return }
-        let (observation, ended) = ObserverRegistry.shared.cancel(self)
+        // make every token a larger allocation (the memory row of `TypedNotificationsRatios --filter memory`).
+        let (observation, ended) = ObserverRegistry.shared.cancel(self, released: true)
         guard let observation else { return }
         if ended { observation.didEnd() }
         #if DEBUG

@@ -5,7 +5,9 @@ public import Foundation
 /// Unlike a ``NotificationToken``, nothing needs to keep it: the observation ends by itself when the owner is
 /// deallocated, and releasing this value does not end it. Its type says so, so that the compiler keeps it apart from
 /// tokens: it cannot go into a `Set<NotificationToken>` whose clearing is meant to end observations. Keep it only to
-/// end the observation early with ``cancel()``.
+/// end the observation early with ``cancel()``. A handler may capture it, or an object that holds it: however the
+/// observation ends (``cancel()``, its owner's deinitialisation, its center's), this value lets go of it and of the
+/// handler, so such a cycle is freed with the observation.
 ///
 /// The owner is a class instance or an actor: an object whose lifetime can end the observation. A struct or an enum
 /// has no lifetime of its own, so `observe(for: someStruct)` does not compile. The compiler then says the struct
@@ -28,14 +30,15 @@ public import Foundation
 /// CounterDidChange(count: 2).post(in: center)   // prints nothing
 /// ```
 public struct OwnerBoundObservation: Sendable {
-    /// The observation, held as a token holds it (but, as it is owner-bound, not ended when released): once cancelled,
-    /// it lets go of the observation and its handler, so that a handler may capture what holds this value and cancel
-    /// through it.
+    /// The observation, held as a token holds it (but, as it is owner-bound, not ended when released): once it has
+    /// ended, however it ended, this lets go of the observation and its handler (``AnySubscription/holder``), so that
+    /// a handler may capture what holds this value.
     let handle: NotificationToken
 
+    /// The value that holds an observation through `handle`, the token it was registered with (`heldBy:`).
     @usableFromInline
-    init(_ observation: AnySubscription) {
-        handle = NotificationToken(observation)
+    init(_ handle: NotificationToken) {
+        self.handle = handle
     }
 
     /// Ends the observation before its owner goes; idempotent and thread-safe, as ``NotificationToken/cancel()``.

@@ -80,6 +80,76 @@ import TypedNotificationsTestSupport
         #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
     }
 
+    /// An owner-bound handler that holds its own ``OwnerBoundObservation`` (through an object it captures) and never
+    /// cancels it is freed, with what it captured, when its observation ends with its center: the observation takes
+    /// itself out of the value that holds it, so the cycle handler → observation value → observation → handler ends
+    /// with it. On the posting thread and on a queue.
+    @Test(arguments: [false, true]) func anOwnerBoundHandlerHoldingItsOwnObservationIsFreedWhenItsCenterGoes(
+        onQueue: Bool
+    ) async {
+        let queue = DispatchQueue(label: "LeakTests.centerGoes")
+        let delivery: NotificationDelivery = onQueue ? .async(on: queue) : .immediate
+        let live = LiveCount()
+        let calls = Counter()
+        let owner = Owner()
+        let center = WeakCenter(nil)
+        weak var freedHolder: Slot<OwnerBoundObservation>?
+        do {
+            let held = NotificationCenter()
+            center.center = held
+            let holder = Slot<OwnerBoundObservation>()
+            freedHolder = holder
+            let probe = Probe(live)
+            holder.set(
+                Tick.observe(for: owner, in: held, delivery: delivery) { _, _ in
+                    withExtendedLifetime((probe, holder)) {}
+                    calls.increment()
+                })
+            Tick(id: 1).post(in: held)
+            queue.sync {}
+        }
+        let freed = await eventually(within: 10) { center.center == nil && live.value == 0 }
+        #expect(calls.value == 1)
+        #expect(freed, "the center, or the handler that held its own observation, outlived the center")
+        #expect(freedHolder == nil, "the object holding the observation outlived it")
+        withExtendedLifetime(owner) {}
+    }
+
+    /// An owner-bound handler that holds its own ``OwnerBoundObservation`` (through an object it captures) and never
+    /// cancels it is freed, with what it captured, once its owner has gone and the next post has ended the
+    /// observation. On the posting thread and on a queue.
+    @Test(arguments: [false, true]) func anOwnerBoundHandlerHoldingItsOwnObservationIsFreedWhenItsOwnerGoes(
+        onQueue: Bool
+    ) async throws {
+        let center = NotificationCenter()
+        let queue = DispatchQueue(label: "LeakTests.ownerGoes")
+        let delivery: NotificationDelivery = onQueue ? .async(on: queue) : .immediate
+        let live = LiveCount()
+        let calls = Counter()
+        let owner = Slot<Owner>()
+        owner.set(Owner())
+        weak var freedHolder: Slot<OwnerBoundObservation>?
+        do {
+            let holder = Slot<OwnerBoundObservation>()
+            freedHolder = holder
+            let probe = Probe(live)
+            holder.set(
+                Tick.observe(for: owner.value!, in: center, delivery: delivery) { _, _ in
+                    withExtendedLifetime((probe, holder)) {}
+                    calls.increment()
+                })
+        }
+        try await awaitDelivery(in: center) { Tick(id: 1).post(in: center) }
+        owner.set(nil)
+        try await awaitDelivery(in: center) { Tick(id: 2).post(in: center) }
+        queue.sync {}
+        let freed = await eventually(within: 10) { live.value == 0 }
+        #expect(calls.value == 1)
+        #expect(freed, "the handler that held its own observation outlived its owner")
+        #expect(freedHolder == nil, "the object holding the observation outlived it")
+        #expect(ObserverRegistry.shared.registrationCounts(in: center) == (0, 0))
+    }
+
     // MARK: - Memory
 
     /// The heap does not grow across many observation cycles.

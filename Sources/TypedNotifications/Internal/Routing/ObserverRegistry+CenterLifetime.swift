@@ -21,6 +21,7 @@ extension ObserverRegistry {
             let ended = channel.subscriptions.compactMap { $0 }
             for subscription in ended {
                 subscription.markEnded()
+                Self.letGoOfHolder(subscription)
                 if let target = subscription.target { state.releaseTarget(target) }
             }
             defer {

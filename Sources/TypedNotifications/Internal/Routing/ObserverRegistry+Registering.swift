@@ -13,6 +13,9 @@ extension ObserverRegistry {
     ///   - isolation: The actor the observing call runs on, as the compiler passes it. An observer isolated to that
     ///     actor gets the latest post before `add` returns, as it would a post made there (one rule, that of
     ///     ``DeliveryTarget/isCurrent(_:)``); elsewhere the post is queued for the observer's actor.
+    ///   - holder: For an owner-bound observation, the handle that holds it, made before it: it does from the step
+    ///     that adds it, so that the observation is in it before any other thread can end it
+    ///     (``AnySubscription/holder``).
     @usableFromInline
     func add<Event: Notifiable>(
         _ subject: Event.Type,
@@ -20,6 +23,7 @@ extension ObserverRegistry {
         on executor: DeliveryTarget.Executor?,
         isolation: (any Actor)?,
         senderFilter: AnyObject?,
+        heldBy holder: NotificationToken?,
         makeSubscription: (Channel, DeliveryTarget?) -> Subscription<Event>
     ) -> Subscription<Event> {
         var added: Subscription<Event>?
@@ -45,6 +49,10 @@ extension ObserverRegistry {
                 subscription.slot = UInt32(channel.subscriptions.count)
                 channel.subscriptions.append(subscription)
                 if subscription.isOwnerBound { channel.ownerBoundCount += 1 }
+                if let holder {
+                    holder.observation = subscription
+                    subscription.holder = holder
+                }
                 if let latest = channel.latest {
                     replay = subscription.replay(latest, filter: senderFilter, onTarget: startsOnTarget)
                 }
@@ -116,20 +124,28 @@ extension ObserverRegistry {
     /// Ends one observation (the last takes the channel and its bridge); `false` if it had already ended.
     func cancel(_ subscription: AnySubscription) -> Bool {
         var ended = false
-        let dropped = state.withLock { state in Self.end(subscription, ended: &ended, in: &state) }
+        let dropped = state.withLock { state in
+            // Ended without its handle (its owner found dead): the handle lets go of it.
+            Self.letGoOfHolder(subscription)
+            return Self.end(subscription, ended: &ended, in: &state)
+        }
         Self.removeBridge(dropped)
         return ended
     }
 
     /// Takes a token's observation out of it and ends it, in one step under the lock, so that a `cancel()` that finds
-    /// the token empty returns only once the observation has ended, whichever thread took it. Returns the observation
-    /// and whether this call ended it; the caller releases it, outside the lock (it may hold the last reference to the
-    /// handler, and so to anything the handler captured, the token itself among them).
-    func cancel(_ token: NotificationToken) -> (observation: AnySubscription?, ended: Bool) {
+    /// the token empty returns only once the observation has ended, whichever thread took it; and so that no ending
+    /// observation reaches a handle after it (``AnySubscription/holder``). A token's release (`released`) ends its
+    /// observation unless it is owner-bound: an ``OwnerBoundObservation``'s lasts as long as its owner. Returns the
+    /// observation and whether this call ended it; the caller releases it, outside the lock (it may hold the last
+    /// reference to the handler, and so to anything the handler captured, the token itself among them).
+    func cancel(_ token: NotificationToken, released: Bool = false) -> (observation: AnySubscription?, ended: Bool) {
         var ended = false
         let (observation, dropped) = state.withLock { state -> (AnySubscription?, BridgeRegistration?) in
             guard let observation = token.observation else { return (nil, nil) }
             token.observation = nil
+            observation.holder = nil
+            if released && observation.isOwnerBound { return (observation, nil) }
             return (observation, Self.end(observation, ended: &ended, in: &state))
         }
         Self.removeBridge(dropped)
@@ -147,6 +163,16 @@ extension ObserverRegistry {
         remove(subscription)
         if let target = subscription.target { state.releaseTarget(target) }
         return dropIfEmpty(subscription.channel, in: &state)
+    }
+
+    /// Takes an observation that ends without its handle (``AnySubscription/holder``) out of it, if it has one, so
+    /// that the handle no longer keeps it (and its handler) alive. Releasing the handle's reference here runs no
+    /// `deinit`: every caller holds the observation until after the lock (`cancel(_:)`'s argument, `bridgeEnded`'s
+    /// list). Only under the lock.
+    static func letGoOfHolder(_ subscription: AnySubscription) {
+        guard let holder = subscription.holder else { return }
+        subscription.holder = nil
+        holder.observation = nil
     }
 
     /// Takes an observation that ended out of its channel's observers, in constant amortised time: the last one is
