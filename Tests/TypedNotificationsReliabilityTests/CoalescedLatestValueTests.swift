@@ -705,11 +705,11 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
             let live = LiveCount()
             let released = Counter()
             let afterDeath = Counter()
-            let weak = Protected<WeakCenterRef>(WeakCenterRef(nil))
+            let weak = Protected<WeakCenter>(WeakCenter(nil))
             let perThread = 30
             do {
                 let center = NotificationCenter()
-                weak.set(WeakCenterRef(center))
+                weak.set(WeakCenter(center))
                 let probe = Probe(live)
                 let observation = place.observe(in: center, coalescing: mode.coalescing(window: 0.02)) { _ in
                     withExtendedLifetime(probe) {}
@@ -826,10 +826,4 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
         }
         #expect(failures.isEmpty, "\(failures)")
     }
-}
-
-/// A center held weakly, to see it go.
-final class WeakCenterRef: @unchecked Sendable {
-    weak var center: NotificationCenter?
-    init(_ center: NotificationCenter?) { self.center = center }
 }
