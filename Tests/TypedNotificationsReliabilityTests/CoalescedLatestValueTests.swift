@@ -54,14 +54,11 @@ struct GatheredLevel: LatestValueNotifiable, Equatable, CustomStringConvertible 
 
 final class GatheredSender: Sendable {}
 
-/// Marks the main queue, where the main actor runs.
-let gatheredMainQueue = DispatchSpecificKey<Void>()
-
 final class GatheredOwner: Sendable {
     let gone: @Sendable (_ onMainThread: Bool) -> Void
     init(gone: @escaping @Sendable (_ onMainThread: Bool) -> Void = { _ in }) { self.gone = gone }
     // Not `Thread.isMainThread`: under `dispatch_main()` the main queue may drain on another thread.
-    deinit { gone(DispatchQueue.getSpecific(key: gatheredMainQueue) != nil) }
+    deinit { gone(DispatchQueue.getSpecific(key: seamMainQueue) != nil) }
 }
 
 enum GatheredMode: Int, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -497,7 +494,7 @@ private func isSubsequence(_ sub: [Int], of all: [Int]) -> Bool {
     func ownersDyingWhileLatestValuesCoalesceEndTheirObservations(mode: GatheredMode) async throws {
         let rounds = TestEnvironment.scaled(normal: 24, long: 240, sanitized: 6)
         var random = SplitMix64(seed: SplitMix64.derivedSeed(TestSeed.run, index: 3_000 + mode.rawValue))
-        await MainActor.run { DispatchQueue.main.setSpecific(key: gatheredMainQueue, value: ()) }
+        await MainActor.run { DispatchQueue.main.setSpecific(key: seamMainQueue, value: ()) }
         var failures: [String] = []
         for round in 0..<rounds {
             let target = SeamTarget.allCases[round % SeamTarget.allCases.count]

@@ -36,6 +36,10 @@ actor SeamHost {
     func touch() {}
 }
 
+/// Marks the main queue, where the main actor runs, for a test that sets it there (`DispatchQueue.main.setSpecific`):
+/// `Thread.isMainThread` does not tell, as under `dispatch_main()` the main queue may drain on another thread.
+let seamMainQueue = DispatchSpecificKey<Void>()
+
 /// Where a handler runs.
 enum SeamTarget: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case postingThread, dispatchQueue, operationQueue, mainActor, actor, asyncHandler

@@ -11,9 +11,11 @@ struct PostContext: Sendable {
     /// For a post made inside `awaitDelivery`: what its delivery holds.
     var pending: PendingDeliveries?
 
-    /// The context of a post made now on this thread.
+    /// The context of a post made now on this thread. Its waits are `awaitDelivery`'s alone, without what a delivery
+    /// running here holds until it is done (a coalescing observer's ``Coalescer/DeliveryDone``): a post that the
+    /// observer's handler makes must not hold the observer's next burst back until that post's observers have run.
     static var current: PostContext {
-        PostContext(scope: NotificationDiagnostics.queuedScope, pending: PendingDeliveries.current)
+        PostContext(scope: NotificationDiagnostics.queuedScope, pending: PendingDeliveries.current?.waitsOnly)
     }
 
     /// Runs a queued handler where its post was made, as far as its reports go (to the post's scope); the waits stay

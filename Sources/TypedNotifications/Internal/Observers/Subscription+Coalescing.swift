@@ -161,7 +161,10 @@ extension Subscription {
     /// delivery makes. The observation may have ended since the burst was taken (its merge is user code): then nothing
     /// is queued, or what was is dropped.
     func deliverBurst(_ payload: Payload, from sender: AnyObject?, on context: (any Actor)?) {
-        let entry = receive(payload, boxed: nil, from: sender, isolation: context, isPost: false, context: .current)
+        // The burst's own delivery holds what `Coalescer.deliver` collects it into, its `DeliveryDone` included (a
+        // post's context leaves that out: `PostContext.current`).
+        let held = PostContext(scope: NotificationDiagnostics.queuedScope, pending: PendingDeliveries.current)
+        let entry = receive(payload, boxed: nil, from: sender, isolation: context, isPost: false, context: held)
         guard let entry, let target else { return }
         target.queue(entry, isCurrent: target.isCurrent(context))
     }
