@@ -137,9 +137,10 @@ extension Subscription {
     /// no post reaches it before and none is both the latest and delivered live (a post takes that lock for both). Only
     /// the package's own locks are taken. A target or a sequence's buffer gets it queued here, ahead of live posts; a
     /// handler on the posting thread gets it through its route (not coalesced: an observation starts with the latest
-    /// value at once) by the returned closure, which the registry runs after the lock, on the observing thread; one
-    /// that coalesces takes it as its key's first delivery now (``Coalescer/leadsLatest(of:in:senderID:coalescing:)``),
-    /// so that a post another thread makes meanwhile gathers behind it.
+    /// value at once) by the returned closure, which the registry runs after the lock, on the observing thread. One
+    /// that coalesces takes it as its key's first delivery now, wherever it waits
+    /// (``Coalescer/leadsLatest(of:in:senderID:coalescing:)``), so that a post another thread makes meanwhile gathers
+    /// behind it, and a busy target has no second delivery waiting behind it.
     ///
     /// - Parameters:
     ///   - filter: Held by the caller; the latest sender is loaded only if it has its identity (``AnySubscription``).
@@ -153,6 +154,14 @@ extension Subscription {
         // The channel keeps only posts of its own type (see `ObserverRegistry.keepLatest`).
         let payload = BoxedPayload<Payload>.unbox(latest.payload)
         var context = PostContext(scope: NotificationDiagnostics.queuedScope)
+        if let (coalescing, bursts) = route?.coalescing {
+            // Wherever it waits, its delivery holds `done` until its handler has run, as a burst's does.
+            guard
+                let done = bursts.leadsLatest(
+                    of: Event.self, in: channel.centerID, senderID: latest.senderID, coalescing: coalescing)
+            else { return nil }
+            context.pending = PendingDeliveries(joining: [], holding: done)
+        }
         if let target {
             let entry = DeliveryTarget.Entry(
                 subscription: self, payload: latest.payload, sender: nil, replayed: takesSender ? latest : nil,
@@ -163,15 +172,10 @@ extension Subscription {
         if let queue = route?.queue {
             // Ahead of live posts; a sequence has no waiting task yet, and its bound drops nothing worth a report (but
             // with a buffer of 0, this payload). An `async` handler's task starts after the lock.
-            guard case .startsDrain = queue.append(payload, context: context, isPost: false) else { return nil }
+            // A coalescing observer's is kept with what it holds (`done`), as a post's delivery is.
+            let appended = queue.append(payload, context: context, isPost: context.pending != nil)
+            guard case .startsDrain = appended else { return nil }
             return { [self] in startTask(of: queue) }
-        }
-        if let (coalescing, bursts) = route?.coalescing {
-            guard
-                let done = bursts.leadsLatest(
-                    of: Event.self, in: channel.centerID, senderID: latest.senderID, coalescing: coalescing)
-            else { return nil }
-            context.pending = PendingDeliveries(joining: [], holding: done)
         }
         return { [self] in
             _ = receive(payload, boxed: nil, from: latest.sender, isolation: nil, isPost: false, context: context)
