@@ -435,7 +435,7 @@ final class Releases: Sendable {
                 if index % 10 == 0 { usleep(15_000) }  // pacing: windows end among the posts
             }
         }
-        usleep(30_000)  // more windows end while the target is still held (not a synchronisation)
+        try? await Task.sleep(nanoseconds: 30_000_000)  // more windows end while the target is held (pacing)
         gate.open()
         let reached = await eventually(within: 10) { deliveries.values.last?.last == last }
         #expect(reached, "the last payload never came: \(deliveries.values)")

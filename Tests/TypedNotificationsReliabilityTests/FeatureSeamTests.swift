@@ -142,16 +142,6 @@ final class RacedObservation: Sendable {
     }
 }
 
-/// Waits for `semaphore` on a thread of its own, never on the cooperative pool.
-private func waitAside(_ semaphore: DispatchSemaphore) async {
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        DispatchQueue.global().async {
-            semaphore.wait()
-            done.resume()
-        }
-    }
-}
-
 /// Polls `condition` until it holds or `seconds` pass (a bound that fails the test, not a pace); whether it held. Only
 /// for what no wait can report: an `async` handler's task lets go of its handler once it finds its queue empty, just
 /// after the last call that a wait sees return.

@@ -141,16 +141,6 @@ let routeCoalescings: [NotificationCoalescing<RouteTick>?] = [
     nil, .nextTurn, .within(0.02), .within(0.02).trailingOnly, .afterPause(0.02),
 ]
 
-/// Waits for `semaphore` without blocking a cooperative thread.
-private func waitAside(_ semaphore: DispatchSemaphore) async {
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        DispatchQueue.global().async {
-            semaphore.wait()
-            done.resume()
-        }
-    }
-}
-
 // Serialized: a handler held busy on an actor blocks a thread of the cooperative pool, which has as many as there are
 // cores; one at a time leaves the pool to the tests' own tasks.
 @Suite(.serialized) struct RouteSeamTests {

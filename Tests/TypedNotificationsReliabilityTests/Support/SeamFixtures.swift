@@ -143,6 +143,17 @@ func observePing(
     return SeamObservation(cancel: place.observe(in: center, coalescing: coalescing, handler), host: place)
 }
 
+/// Waits for `semaphore` on a thread of its own, never blocking a thread of the cooperative pool, which has as many as
+/// there are cores and runs the package's timers and drains.
+func waitAside(_ semaphore: DispatchSemaphore) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+            semaphore.wait()
+            done.resume()
+        }
+    }
+}
+
 /// Holds a handler in its first delivery until opened: an `async` handler suspends (it must not block a thread of the
 /// cooperative pool, which the test's own tasks need); any other blocks its thread, as a busy handler does.
 final class SeamGate: Sendable {
