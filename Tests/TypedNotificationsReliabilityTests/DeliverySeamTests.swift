@@ -155,7 +155,12 @@ final class Releases: Sendable {
 
 // MARK: - Tests
 
-@Suite(.serialized, .seeded) struct DeliverySeamTests {
+// Not under a sanitizer, which slows the process 5-20 times: there its handlers held busy and its posters spinning
+// on both cores keep the 2-thread cooperative pool, which runs every suite's timers, from the suites running beside it
+// for seconds (an AddressSanitizer run failed 75 expectations of other suites' re-post chains and nested waits, each
+// of which passes alone there). It runs in the normal and the simulated-Apple builds.
+@Suite(.serialized, .seeded, .disabled(if: TestEnvironment.isSanitized, "starves the parallel suite under a sanitizer"))
+struct DeliverySeamTests {
     static let rounds = TestEnvironment.scaled(normal: 6, long: 40, sanitized: 2)
 
     // MARK: Re-observing and re-posting during delivery

@@ -123,7 +123,12 @@ actor ReplayHost {
     func cancel() { observation?.cancel() }
 }
 
-@Suite(.serialized) struct LatestValueReplaySeamTests {
+// Not under a sanitizer, which slows the process 5-20 times: there its handlers held busy and its posters spinning
+// on both cores keep the 2-thread cooperative pool, which runs every suite's timers, from the suites running beside it
+// for seconds (an AddressSanitizer run failed 75 expectations of other suites' re-post chains and nested waits, each
+// of which passes alone there). It runs in the normal and the simulated-Apple builds.
+@Suite(.serialized, .disabled(if: TestEnvironment.isSanitized, "starves the parallel suite under a sanitizer"))
+struct LatestValueReplaySeamTests {
     static let window = 0.01
 
     // MARK: The latest value, then every later post, each once
