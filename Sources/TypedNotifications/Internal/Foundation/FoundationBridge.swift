@@ -54,8 +54,8 @@ enum FoundationBridge {
     /// first reads. So the bridge's registration adds to it once the bridge and its channel exist, and the block loads
     /// it before reading them: one release and one acquire on one word per plain post that reaches a bridge, a plain
     /// load on x86 and ARM. For ThreadSanitizer, not for speed: without them it reports races in the suite, all such
-    /// first reads (in `addBridgeObserver` and `isOwnPost`, `Channel.recordActivity`, `ObserverRegistry.observers(of:)`);
-    /// suppressing those functions would hide real races in them too.
+    /// first reads (in `addBridgeObserver` and `isOwnPost`, `Channel.recordActivity`,
+    /// `ObserverRegistry.observers(of:)`); suppressing those functions would hide real races in them too.
     private static let publication = AtomicWord.make()
 
     /// Posts a typed notification to Foundation for plain observers, with a record that lets `subject`'s bridges on
